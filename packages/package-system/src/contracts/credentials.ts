@@ -1,0 +1,36 @@
+/**
+ * The credentials port. Secrets never travel on the factory context; a package declares them in
+ * `neuralis.credentials[]` and reads them at run time through this resolver, which the loader
+ * injects into the package's `init(ctx)`. The factory closes over it.
+ */
+export interface CredentialResolver {
+  /**
+   * Resolves credential `id` (as declared in `neuralis.credentials[]`) for a project.
+   *
+   * Returns the stored field values (field name → value; a one-secret credential has a single
+   * field named `value`), or `null` when the operator has not stored it at any applicable scope.
+   * Throws `permission_denied` when the package did not declare `id`, and `unavailable` when the
+   * store cannot be read. Never logs or echoes a value.
+   */
+  resolveCredential(id: string, options: { readonly projectId?: string }): Promise<Readonly<Record<string, string>> | null>;
+}
+
+/** The lifecycle state of a package as the platform sees it, for runtime-gated connectors. */
+export interface PackageState {
+  readonly enabled: boolean;
+  /** Enabled automatically (seeded), as opposed to switched on by a person. */
+  readonly auto: boolean;
+}
+
+/**
+ * What the loader hands a package's optional `init(ctx)` export, once, before any factory call.
+ * Version 4 added `projectId` and `packageState()`.
+ */
+export interface ConnectorInitContext {
+  readonly packageId: string;
+  readonly credentials: CredentialResolver;
+  /** The project the package was loaded for, when it was loaded for one (a `_packages/` drop). */
+  readonly projectId?: string;
+  /** The package's current state; cheap, never starts a runtime. */
+  packageState(): PackageState;
+}
