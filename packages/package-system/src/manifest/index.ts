@@ -1,1 +1,13 @@
-export {};
+export { validateManifest, MANIFEST_KEYS } from './validate-manifest.js';
+export type { ValidateManifestOptions } from './validate-manifest.js';
+export { validateConfigSchema, DRAFT_07_KEYWORDS } from './config-schema.js';
+export { compileConfigValidator, describeSchema } from './config-validator.js';
+export type { ConfigValidator } from './config-validator.js';
+export { validateConnectorEntry, SOURCE_CONNECTOR_KEYS, MCP_CONNECTOR_KEYS } from './connectors.js';
+export type { ConnectorEntryOptions } from './connectors.js';
+export { validateSourceDeclarations, parseSourceRoot, isPositiveIsoDuration, SOURCE_DECLARATION_KEYS } from './sources.js';
+export type { SourceDeclarationOptions, SourceRoot } from './sources.js';
+export { validateCredentialDeclarations, CREDENTIAL_KEYS } from './credentials.js';
+export { parseConnectorFactory } from './module-reference.js';
+export type { ConnectorFactoryReference } from './module-reference.js';
+export { checkRuntimeRegistrationTrust, isTrustedOrFirstParty, TRUSTED_LEVELS } from './trust.js';
