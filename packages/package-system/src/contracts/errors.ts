@@ -34,6 +34,9 @@ export const ERROR_CODES = [
   'kind_not_registered',
   'orphan_source',
   'connector_failed',
+  'egress_refused',
+  'sandbox_limit',
+  'description_invalid',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -282,6 +285,62 @@ export class ConnectorFailedError extends ConnectorError {
   }
 }
 
+/**
+ * The egress gate refused a request: an undeclared origin, a forbidden address class, a write in
+ * audit mode, too many redirects, or a redirect URL carrying the credential. Names the origin only
+ * (scheme, host and port) — never a path, query string or credential. `details.origin` and
+ * `details.reason` carry the same facts for programs; `reason` is one of the gate's documented
+ * refusal reasons (docs/egress.md).
+ */
+export class EgressRefusedError extends ConnectorError {
+  readonly origin: string;
+  readonly reason: string;
+
+  constructor(origin: string, reason = 'refused', options: ConnectorErrorOptions = {}) {
+    super('egress_refused', `The egress gate refused a request to ${origin} (${reason}).`, {
+      ...options,
+      details: { ...options.details, origin, reason },
+    });
+    this.origin = origin;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Sandboxed connector code broke a limit of its runtime: its time (a call, awaited promises
+ * included, ran past its deadline), memory, or stack, or the runtime crashed. `details.limit` is
+ * `time`, `memory`, `stack` or `crash`. The runtime was discarded; the next call gets a fresh one.
+ */
+export class SandboxLimitError extends ConnectorError {
+  constructor(message = 'The sandboxed connector broke a limit of its runtime.', options?: ConnectorErrorOptions) {
+    super('sandbox_limit', message, options);
+  }
+}
+
+/**
+ * A connector's describe() result broke the host Connector contract. `issues` names every problem
+ * with its JSON path (e.g. `dimensions.date.type`) and what would be accepted;
+ * `details.paths` lists the paths.
+ */
+export class DescriptionValidationError extends ConnectorError {
+  readonly issues: readonly ManifestIssue[];
+
+  constructor(message: string, issues: readonly ManifestIssue[] = [], options: ConnectorErrorOptions = {}) {
+    super('description_invalid', message, {
+      ...options,
+      details: { ...options.details, paths: issues.map((issue) => issue.path) },
+    });
+    this.issues = Object.freeze(issues.map((issue) => Object.freeze({ ...issue })));
+  }
+
+  /** Builds the error with a message that lists every issue. */
+  static fromIssues(issues: readonly ManifestIssue[], options?: ConnectorErrorOptions): DescriptionValidationError {
+    const lines = issues.map((issue) => `${issue.path}: ${issue.message} Expected ${issue.expected}.`);
+    const message = `describe() returned an invalid description (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${lines.join(' ')}`;
+    return new DescriptionValidationError(message, issues, options);
+  }
+}
+
 /** Every concrete class with the code it carries, so docs and tests can enumerate them. */
 export const ERROR_CLASSES = {
   not_found: NotFoundError,
@@ -310,4 +369,7 @@ export const ERROR_CLASSES = {
   kind_not_registered: KindNotRegisteredError,
   orphan_source: OrphanSourceError,
   connector_failed: ConnectorFailedError,
+  egress_refused: EgressRefusedError,
+  sandbox_limit: SandboxLimitError,
+  description_invalid: DescriptionValidationError,
 } as const satisfies Record<ErrorCode, abstract new (...args: never[]) => ConnectorError>;

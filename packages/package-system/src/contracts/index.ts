@@ -90,5 +90,8 @@ export {
   KindNotRegisteredError,
   OrphanSourceError,
   ConnectorFailedError,
+  EgressRefusedError,
+  SandboxLimitError,
+  DescriptionValidationError,
 } from './errors.js';
 export type { ErrorCode, ErrorDetails, ConnectorErrorOptions, ManifestIssue } from './errors.js';

@@ -13,6 +13,7 @@
 import type { ConnectorCapability } from './capabilities.js';
 import type { ExecContext, ExecRequest, ExecResult, DetachedExecFacet } from './exec.js';
 import type { ConnectorPortVersion } from './version.js';
+import type { ErrorCode } from './errors.js';
 
 export type EntryType = 'file' | 'directory';
 
@@ -124,6 +125,13 @@ export type ProbeReason = (typeof PROBE_REASONS)[number];
 export interface ProbeResult {
   readonly connected: boolean;
   readonly reason?: ProbeReason;
+  /**
+   * Optional, only when not connected: the code of the typed error an operation would throw now —
+   * e.g. `not_found` for a missing bucket, `permission_denied` for rejected credentials,
+   * `unavailable` or `timeout` for an unreachable endpoint — so a UI can say which without
+   * parsing a message. `reason` stays the coarse, fixed signal.
+   */
+  readonly code?: ErrorCode;
 }
 
 export interface ConnectorPort {
@@ -166,9 +174,12 @@ export interface ConnectorPort {
    * - `createOnly` and the object exists (a dangling symlink counts as existing and is never
    *   followed): `already_exists`.
    * - A directory at `uri`: `is_a_directory`.
+   * - `ifMatch` or `createOnly` that the backing store cannot enforce atomically (e.g. an S3
+   *   endpoint that ignores conditional headers): `unsupported` naming that argument, and nothing
+   *   written — never a silent unconditional write.
    * Returns the entry as written (with its new etag).
    * Throws: invalid_uri, precondition_failed, already_exists, is_a_directory, not_a_directory,
-   * permission_denied, too_large, containment_violation, unavailable, timeout.
+   * permission_denied, too_large, unsupported, containment_violation, unavailable, timeout.
    */
   write?(uri: string, content: string | Uint8Array, options?: WriteOptions): Promise<ConnectorEntry>;
 

@@ -1,0 +1,14 @@
+export { createEgressGate } from './gate.js';
+export type { EgressGate, EgressGateOptions, HostEgressPolicy, EgressLogger } from './gate.js';
+export type { HostCredentialSource } from './credentials.js';
+export { InMemoryEgressRecorder, EGRESS_REFUSAL_REASONS } from './recorder.js';
+export type { EgressRecorder, EgressRecord, EgressRefusalReason } from './recorder.js';
+export { EgressGateError, egressErrorToConnectorError } from './errors.js';
+export { Redactor, REDACTED } from './redact.js';
+export { READ_METHODS, FORBIDDEN_METHODS } from './methods.js';
+export { classifyAddress, systemResolver } from './addresses.js';
+export type { AddressClass, Resolver, ResolvedAddress } from './addresses.js';
+export { OriginAllowlist, parseOriginRule } from './origins.js';
+export type { OriginRule } from './origins.js';
+export { DEFAULT_RETRY_POLICY } from './retry.js';
+export type { RetryPolicy } from './retry.js';

@@ -1,0 +1,91 @@
+/**
+ * The egress record: one entry per attempt — each redirect hop and each retry is its own attempt,
+ * and so is a refusal. Records name the origin only (never a path, query, header or body) and
+ * are written before the connector sees the outcome, so "every origin it used is recorded" holds
+ * even when the connector ignores the answer.
+ */
+import type { EgressFailure } from '@inseam/connector';
+import type { AddressClass } from './addresses.js';
+
+/** Why the gate refused an attempt. */
+export type EgressRefusalReason =
+  /** The origin is not in the host's `auth.origins`. */
+  | 'origin_not_declared'
+  /** The name resolved to (or the URL names) a loopback, private, link-local, metadata… address. */
+  | 'address_forbidden'
+  /** Audit mode: only read methods pass. */
+  | 'write_in_audit_mode'
+  /** TRACE, TRACK and CONNECT are never sent. */
+  | 'method_forbidden'
+  /** A redirect chain longer than the gate's limit. */
+  | 'too_many_redirects'
+  /** A credential value would have gone to a hop that gets no credential (a redirect echoing it). */
+  | 'secret_in_url';
+
+export const EGRESS_REFUSAL_REASONS = [
+  'origin_not_declared',
+  'address_forbidden',
+  'write_in_audit_mode',
+  'method_forbidden',
+  'too_many_redirects',
+  'secret_in_url',
+] as const satisfies readonly EgressRefusalReason[];
+
+export interface EgressRecord {
+  /** When the attempt started (ISO 8601, UTC). */
+  readonly at: string;
+  /** The host the request was made for (`HostEgressPolicy.hostId`). */
+  readonly hostId: string;
+  /** Scheme, host and port of the attempt; '' when the URL did not parse. */
+  readonly origin: string;
+  /** The method as sent (upper case). */
+  readonly method: string;
+  readonly decision: 'allow' | 'refuse';
+  /** Set when `decision` is `refuse`. */
+  readonly reason?: EgressRefusalReason;
+  /** Set when the reason is `address_forbidden`: the class of the offending address. */
+  readonly addressClass?: AddressClass;
+  /** The answer's status, when one came. */
+  readonly status?: number;
+  /** Set when an allowed attempt got no answer. */
+  readonly failure?: EgressFailure;
+  /** Milliseconds from the start of the attempt to its answer's headers (or its failure). */
+  readonly durationMs: number;
+  /** 0 for the connector's own request, n for the n-th redirect hop. */
+  readonly hop: number;
+  /** 0 for the first try, n for the n-th retry after a 429 or 503. */
+  readonly attempt: number;
+  /** Whether the host's credential was attached to this attempt. */
+  readonly credentialed: boolean;
+}
+
+/** Receives every attempt. `record` must not throw; the gate does not wait on it. */
+export interface EgressRecorder {
+  record(entry: EgressRecord): void;
+}
+
+/** Keeps records in memory: for the conformance trial, tests and short-lived hosts. */
+export class InMemoryEgressRecorder implements EgressRecorder {
+  private readonly entries: EgressRecord[] = [];
+
+  record(entry: EgressRecord): void {
+    this.entries.push(Object.freeze({ ...entry }));
+  }
+
+  get records(): readonly EgressRecord[] {
+    return [...this.entries];
+  }
+
+  /** Distinct origins the host(s) actually reached (allowed attempts), in first-use order. */
+  originsUsed(): string[] {
+    return [...new Set(this.entries.filter((entry) => entry.decision === 'allow').map((entry) => entry.origin))];
+  }
+
+  refusals(): EgressRecord[] {
+    return this.entries.filter((entry) => entry.decision === 'refuse');
+  }
+
+  clear(): void {
+    this.entries.length = 0;
+  }
+}
