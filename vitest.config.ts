@@ -1,13 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+// Workspace packages export their TypeScript sources under the "source" condition, so tests run
+// against src/ without a build step. Vitest 4 runs tests in the server (SSR) environment, where
+// workspace packages count as external: both condition lists are needed there.
+const conditions = ['source'];
+
 export default defineConfig({
-  resolve: {
-    // Workspace packages export their TypeScript sources under the "source" condition,
-    // so tests run against src/ without a build step.
-    conditions: ['source'],
-  },
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'connectors/*/src/**/*.test.ts', 'connectors/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'connectors/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,0 +1,100 @@
+/**
+ * ConnectorPort read: text for text types, base64 bytes for binary types within their inline cap,
+ * a short marker over it, byte ranges, and a text cap past which the caller must page with ranges.
+ * The file is read through the descriptor openContainedHandle checked, so check and use are one open.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { InvalidArgumentError, TooLargeError } from '@neuralis/package-system/contracts';
+import type { ConnectorReadResult, ReadOptions } from '@neuralis/package-system/contracts';
+import { openContainedHandle } from '@neuralis/package-system/paths';
+import type { Address } from './address.js';
+import type { FolderSettings } from './config.js';
+import { etagOf } from './etag.js';
+import { SNIFF_BYTES, UNKNOWN_MIME, contentClassOf, formatBytes, inlineCapOf, looksLikeText, mimeOfName } from './mime.js';
+
+/** A validated byte range: [start, start + length) clipped to the object later. */
+export interface RequestedRange {
+  readonly offset: number;
+  readonly length?: number;
+}
+
+/** Throws `invalid_argument` unless `range` has a non-negative integer offset and length. */
+export function checkRange(range: ReadOptions['range']): RequestedRange | undefined {
+  if (range === undefined) return undefined;
+  const { offset, length } = range;
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new InvalidArgumentError('range.offset must be a non-negative integer byte offset.', { details: { argument: 'range.offset' } });
+  }
+  if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) {
+    throw new InvalidArgumentError('range.length must be a non-negative integer number of bytes.', { details: { argument: 'range.length' } });
+  }
+  return length === undefined ? { offset } : { offset, length };
+}
+
+export async function readObject(
+  rootPath: string,
+  address: Address,
+  range: RequestedRange | undefined,
+  settings: FolderSettings,
+): Promise<ConnectorReadResult> {
+  const handle = await openContainedHandle(rootPath, address.relative, { expect: 'file' });
+  try {
+    const stats = await handle.stat();
+    const size = stats.size;
+    const etag = etagOf(stats);
+    let mime = mimeOfName(address.names[address.names.length - 1] ?? '');
+    if (mime === UNKNOWN_MIME && size > 0) {
+      const sample = await readAt(handle, 0, Math.min(size, SNIFF_BYTES));
+      if (looksLikeText(sample, sample.length === size)) mime = 'text/plain';
+    }
+    const contentClass = contentClassOf(mime);
+    // A range starting at or past the end is empty, reported at the offset asked for.
+    const start = range?.offset ?? 0;
+    let end = Math.max(start, range?.length === undefined ? size : Math.min(size, start + range.length));
+    const base = { mime, size, etag };
+
+    if (contentClass === 'text') {
+      const cap = settings.textCapBytes;
+      if (range === undefined && size > cap) {
+        throw new TooLargeError(
+          `The file is ${formatBytes(size)}, over the ${formatBytes(cap)} text cap for a whole read; read it in ranges of at most ${cap} bytes (range.offset, range.length).`,
+          { details: { size, cap } },
+        );
+      }
+      // A range wider than the cap is clipped; `range.length` reports what came back.
+      end = Math.min(end, start + cap);
+      const bytes = await readAt(handle, start, end - start);
+      const text = bytes.toString('utf8');
+      return range === undefined ? { ...base, text } : { ...base, text, range: { offset: start, length: bytes.length } };
+    }
+
+    const cap = inlineCapOf(contentClass, settings.inlineCaps);
+    const length = end - start;
+    const rangeResult = range === undefined ? {} : { range: { offset: start, length } };
+    if (length > cap) {
+      const what = range === undefined ? 'the file' : 'the range';
+      return {
+        ...base,
+        ...rangeResult,
+        text: `[${mime}, ${formatBytes(size)}: ${what} is over the ${formatBytes(cap)} inline cap for this type; bytes not included. Read a range of at most ${cap} bytes to get bytes.]`,
+        omitted: { reason: 'over_inline_cap', cap },
+      };
+    }
+    const bytes = await readAt(handle, start, length);
+    return { ...base, ...rangeResult, text: `[${mime}, ${formatBytes(size)}${range === undefined ? '' : `, bytes ${start}-${start + bytes.length}`}]`, bytes: bytes.toString('base64') };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads up to `length` bytes at `position`, stopping early at end of file. */
+export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled);
+}

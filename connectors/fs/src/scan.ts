@@ -1,0 +1,47 @@
+/**
+ * scanContent: the text of every file a walk yields, for indexing. Each file is read through
+ * openContainedHandle (never by path), text is sniffed the same way read() does it, and a file
+ * that is binary, over the size limit or unreadable is yielded with `skipped` instead of text.
+ */
+import type { ConnectorEntry, ContentChunk } from '@neuralis/package-system/contracts';
+import { openContainedHandle } from '@neuralis/package-system/paths';
+import { addressOfUri } from './address.js';
+import { SNIFF_BYTES, UNKNOWN_MIME, contentClassOf, looksLikeText } from './mime.js';
+import { readAt } from './read.js';
+
+export async function* scanFiles(
+  rootPath: string,
+  source: string,
+  entries: AsyncIterable<ConnectorEntry>,
+  maxBytes: number,
+): AsyncGenerator<ContentChunk> {
+  for await (const entry of entries) {
+    if (entry.type !== 'file') continue;
+    if ((entry.size ?? 0) > maxBytes) {
+      yield { entry, skipped: 'too_large' };
+      continue;
+    }
+    const known = entry.mime !== undefined && entry.mime !== UNKNOWN_MIME;
+    if (known && contentClassOf(entry.mime!) !== 'text') {
+      yield { entry, skipped: 'binary' };
+      continue;
+    }
+    let bytes: Buffer;
+    try {
+      const handle = await openContainedHandle(rootPath, addressOfUri(entry.uri, source).relative, { expect: 'file' });
+      try {
+        bytes = await readAt(handle, 0, Math.min((await handle.stat()).size, maxBytes));
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      yield { entry, skipped: 'unreadable' };
+      continue;
+    }
+    if (!known && !looksLikeText(bytes.subarray(0, SNIFF_BYTES), bytes.length <= SNIFF_BYTES)) {
+      yield { entry, skipped: 'binary' };
+      continue;
+    }
+    yield { entry, text: bytes.toString('utf8') };
+  }
+}
