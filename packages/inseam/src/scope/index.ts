@@ -1,0 +1,10 @@
+export { validateScope, validateDefaultScope, MAX_PREDICATE_DEPTH, MAX_PREDICATES, MAX_RULES, MAX_IN_VALUES } from './validate.js';
+export { compileScope } from './compile.js';
+export type { CompiledScope, CompiledWindow, CompileScopeOptions, ScopeDecision, ScopeLimits, ScopeTally } from './compile.js';
+export { mergeScopes, compileHostScope } from './merge.js';
+export { compileGlob } from './glob.js';
+export type { GlobMode, GlobResult } from './glob.js';
+export { parseDuration, subtractDuration } from './duration.js';
+export type { Duration } from './duration.js';
+export { SCOPE_OPS, OPS_BY_TYPE, MAX_TEXT_VALUE, parseTimestamp } from './values.js';
+export type { ScopeOp } from './values.js';
