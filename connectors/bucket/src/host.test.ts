@@ -1,3 +1,4 @@
+import { hostPathOfKey, keyOfHostPath } from './keys.js';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasErrorCode } from '@neuralis/package-system/contracts';
@@ -227,13 +228,14 @@ describe.each(PROVIDERS)('bucket host (%s)', (name) => {
       'emoji 😀/𝄞 clef.txt',
       'UPPER/lower',
     ];
-    for (const key of names) await host.write(key, streamOf(`content of ${key}`));
+    for (const key of names) await host.write(hostPathOfKey(key), streamOf(`content of ${key}`));
     const { entries } = await listAll(host);
-    expect(entries.map((entry) => entry.path).sort()).toEqual([...names].sort());
+    expect(entries.map((entry) => entry.path).sort()).toEqual(names.map(hostPathOfKey).sort());
+    expect(entries.every((entry) => !/[ ?#"'<>&]/.test(entry.path))).toBe(true);
     for (const entry of entries) {
       const stat = await host.stat(entry.path);
       expect(stat).toEqual(entry);
-      expect(await textOf(await host.read(entry.path))).toBe(`content of ${entry.path}`);
+      expect(await textOf(await host.read(entry.path))).toBe(`content of ${keyOfHostPath(entry.path)}`);
     }
   });
 

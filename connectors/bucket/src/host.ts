@@ -18,14 +18,14 @@ import type { AuthSpec, Connector, Description, Dimension, Entry, HostListOption
 import { emptyStream } from './body.js';
 import type { BucketConfig } from './config.js';
 import { unwrapCursor, wrapCursor } from './cursor.js';
-import { checkObjectPath } from './keys.js';
+import { checkObjectPath, hostPathOfKey, keyOfHostPath, keyPrefixOfHostPrefix } from './keys.js';
 import { MAX_PUT_BYTES } from './s3-store.js';
 import type { ObjectInfo, ObjectStore } from './store.js';
 
 const MAX_PAGE = 1000;
 
 const COMMON_DIMENSIONS: Readonly<Record<string, Dimension>> = {
-  path: { type: 'path', from: 'path', ordering: true, description: 'The object key under the configured prefix; listings run in key order.' },
+  path: { type: 'path', from: 'path', ordering: true, description: 'The object key under the configured prefix, percent-encoded per segment; listings run in key order.' },
   size: { type: 'bytes', from: 'size', description: 'Object size in bytes.' },
   mtime: { type: 'datetime', from: 'mtime', description: 'When the object was last written (UTC).' },
   mime: { type: 'string', from: 'mime', description: "The MIME type the key's extension implies (application/octet-stream when unknown)." },
@@ -79,8 +79,8 @@ export class BucketHost implements Connector {
   }
 
   /**
-   * One page (up to 1000) of objects in key order. `prefix` is a raw key prefix (not necessarily
-   * a folder). `since` (RFC 3339) keeps objects modified at or after it; S3 cannot filter by time,
+   * One page (up to 1000) of objects in key order. `prefix` is a string prefix of canonical
+   * host paths (not necessarily a folder), e.g. `reports/20` or `a%20b/`. `since` (RFC 3339) keeps objects modified at or after it; S3 cannot filter by time,
    * so pages are still read whole and may come back empty with a cursor.
    * Throws: invalid_argument (bad cursor, prefix or since), unsupported (`order`), not_found
    * (missing bucket), permission_denied, unavailable, timeout, rate_limited.
@@ -90,10 +90,11 @@ export class BucketHost implements Connector {
       if (options.order !== 'newest') throw new InvalidArgumentError('order must be "newest" or left out.', { details: { argument: 'order' } });
       throw new UnsupportedOperationError('bucket', 'list', 'order', { details: { reason: 'key_ordered_listing' } });
     }
-    const prefix = options.prefix ?? '';
-    if (typeof prefix !== 'string' || prefix.includes('\0')) {
+    const hostPrefix = options.prefix ?? '';
+    if (typeof hostPrefix !== 'string' || hostPrefix.includes('\0')) {
       throw new InvalidArgumentError('prefix must be a string without NUL bytes.', { details: { argument: 'prefix' } });
     }
+    const prefix = keyPrefixOfHostPrefix(hostPrefix);
     const since = sinceOf(options.since);
     const listing = `host:${prefix}`;
     const cursor = options.cursor === undefined ? undefined : unwrapCursor(options.cursor, listing);
@@ -152,13 +153,13 @@ export class BucketHost implements Connector {
 
   private keyOf(path: string): string {
     const prefix = this.config.provider === 'pad' ? '' : this.config.prefix;
-    return checkObjectPath(path, prefix);
+    return checkObjectPath(keyOfHostPath(path), prefix);
   }
 
   private entryOf(info: ObjectInfo): Entry {
     const remote = this.config.provider !== 'pad';
     return {
-      path: info.key,
+      path: hostPathOfKey(info.key),
       size: info.size,
       mtime: info.mtime,
       etag: info.etag,

@@ -1,11 +1,13 @@
 /**
  * Keys and paths. A bucket is flat: an object is named by its key, and `/` only means something
- * when listing by folder. A host path is the object's key relative to the configured prefix,
- * exactly (no encoding). Keys that cannot be a canonical path — an empty segment (`a//b`, a
- * leading or trailing `/`), a `.` or `..` segment, a NUL — are not addressable: listings leave them
- * out, and every operation refuses them.
+ * when listing by folder. The ConnectorPort face uses keys relative to the configured prefix. The
+ * host face's `Entry.path` is the canonical address path (see docs/scope.md, "Addresses"): the
+ * same key with each `/`-separated segment percent-encoded, so `a b/c%d` is `a%20b/c%25d` and
+ * every object has exactly one spelling. Keys that cannot be a canonical path — an empty segment
+ * (`a//b`, a leading or trailing `/`), a `.` or `..` segment, a NUL — are not addressable:
+ * listings leave them out, and every operation refuses them.
  */
-import { InvalidPathError } from '@neuralis/package-system/contracts';
+import { InvalidArgumentError, InvalidPathError, encodeSegment } from '@neuralis/package-system/contracts';
 import { MAX_KEY_BYTES } from './config.js';
 
 /** True when `key` can be a canonical path (see the module comment). */
@@ -62,4 +64,41 @@ function utf8Rank(unit: number): number {
 /** The last segment of a key. */
 export function baseName(key: string): string {
   return key.slice(key.lastIndexOf('/') + 1);
+}
+
+/** The host path (canonical, per-segment encoded) of an addressable key. */
+export function hostPathOfKey(key: string): string {
+  return key.split('/').map(encodeSegment).join('/');
+}
+
+/**
+ * The key a host path names. Throws `invalid_path` for a malformed percent-escape or a segment
+ * that decodes to a `/` (a key segment never contains one); the result still goes through
+ * checkObjectPath.
+ */
+export function keyOfHostPath(path: unknown): string {
+  if (typeof path !== 'string') return checkObjectPath(path, '');
+  return path.split('/').map((segment, index) => decodeSegment(segment, index, () => new InvalidPathError(
+    `Segment ${index + 1} of the object path is not canonical: it has a malformed percent-escape or an encoded "/".`,
+    { details: { reason: 'not_canonical' } },
+  ))).join('/');
+}
+
+/** The key prefix a host `list({ prefix })` names; the prefix is a string prefix of host paths. */
+export function keyPrefixOfHostPrefix(prefix: string): string {
+  const invalid = () => new InvalidArgumentError('prefix must be a prefix of canonical (percent-encoded) paths.', { details: { argument: 'prefix' } });
+  const cut = /%[0-9A-Fa-f]?$/.exec(prefix);
+  if (cut !== null) throw invalid();
+  return prefix.split('/').map((segment, index) => decodeSegment(segment, index, invalid)).join('/');
+}
+
+function decodeSegment(segment: string, _index: number, invalid: () => Error): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    throw invalid();
+  }
+  if (decoded.includes('/')) throw invalid();
+  return decoded;
 }

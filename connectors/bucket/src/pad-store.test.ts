@@ -1,3 +1,4 @@
+import { hostPathOfKey, keyOfHostPath } from './keys.js';
 import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,10 +53,11 @@ describe('the pad on disk', () => {
 
   it('lists in UTF-8 byte order, across folders and astral characters, page by page', async () => {
     const keys = ['😀', 'k0', 'k/01', 'k-top', '\uFF21x', 'k/02/deep', 'A', 'a'];
-    for (const key of keys) await host.write(key, streamOf(key));
-    expect((await listAll(host)).map((entry) => entry.path)).toEqual(['A', 'a', 'k-top', 'k/01', 'k/02/deep', 'k0', '\uFF21x', '😀']);
-    expect((await listAll(host, 'k/0')).map((entry) => entry.path)).toEqual(['k/01', 'k/02/deep']);
-    expect((await listAll(host, 'k')).map((entry) => entry.path)).toEqual(['k-top', 'k/01', 'k/02/deep', 'k0']);
+    for (const key of keys) await host.write(hostPathOfKey(key), streamOf(key));
+    const keysOf = (entries: readonly { path: string }[]) => entries.map((entry) => keyOfHostPath(entry.path));
+    expect(keysOf(await listAll(host))).toEqual(['A', 'a', 'k-top', 'k/01', 'k/02/deep', 'k0', '\uFF21x', '😀']);
+    expect(keysOf(await listAll(host, 'k/0'))).toEqual(['k/01', 'k/02/deep']);
+    expect(keysOf(await listAll(host, 'k'))).toEqual(['k-top', 'k/01', 'k/02/deep', 'k0']);
   });
 
   it('keeps keys that differ only in case or normalisation apart, with names no filesystem folds together', async () => {
@@ -69,10 +71,10 @@ describe('the pad on disk', () => {
 
   it('stores over-long segments under hashed names and still lists them by their real key', async () => {
     const long = 'é'.repeat(300);
-    await host.write(`${long}/inner.txt`, streamOf('inside'));
-    await host.write(`dir/${long}.txt`, streamOf('leaf'));
-    expect((await listAll(host)).map((entry) => entry.path)).toEqual([`dir/${long}.txt`, `${long}/inner.txt`]);
-    expect(await textOf(await host.read(`${long}/inner.txt`))).toBe('inside');
+    await host.write(hostPathOfKey(`${long}/inner.txt`), streamOf('inside'));
+    await host.write(hostPathOfKey(`dir/${long}.txt`), streamOf('leaf'));
+    expect((await listAll(host)).map((entry) => keyOfHostPath(entry.path))).toEqual([`dir/${long}.txt`, `${long}/inner.txt`]);
+    expect(await textOf(await host.read(hostPathOfKey(`${long}/inner.txt`)))).toBe('inside');
     expect((await diskNames(padDir)).every((name) => name.split('/').every((part) => Buffer.byteLength(part) <= 255))).toBe(true);
     const port = await createBucketPort({ packageId: 'p', packageRoot: '/', source: 'pad', config: { provider: 'pad', path: padDir }, scope: 'project' });
     const root = await port.list('pad://');
