@@ -19,6 +19,13 @@ export interface HostCredentialSource {
   fields(): Promise<Readonly<Record<string, string>>>;
   /** Values an acquisition produced (access tokens); every one is treated as secret. */
   tokens?(): Promise<Readonly<Record<string, string>>>;
+  /**
+   * Told the status of a credentialed answer, until one renewal has happened for the request.
+   * Resolves true when the credential was stale and has been renewed (an AuthSpec `renewOn`
+   * status, an OAuth 401): the gate then sends the request once more with the new values. Never
+   * called for a streamed body, which cannot be replayed.
+   */
+  onStatus?(status: number): Promise<boolean>;
 }
 
 /** A referenced credential value is not stored for the host. */

@@ -281,6 +281,7 @@ class GateRun {
       body: initialBody,
     };
     const position = { hop: 0, attempt: 0 };
+    let renewed = false;
 
     for (;;) {
       const started = Date.now();
@@ -401,7 +402,26 @@ class GateRun {
         }
       }
 
+      if (credentialed && !renewed && (await this.renewed(status, hop))) {
+        await this.discard(response, release);
+        renewed = true;
+        this.credentials = await resolveCredentials(policy.auth, policy.credentials).catch(() => this.credentials);
+        continue;
+      }
+
       return this.answer(hop, response, release);
+    }
+  }
+
+  /** Asks the credential source whether `status` made it renew; a replayable request is resent once. */
+  private async renewed(status: number, hop: Hop): Promise<boolean> {
+    const source = this.host.policy.credentials;
+    if (source.onStatus === undefined || hop.body instanceof ReadableStream) return false;
+    try {
+      return await source.onStatus(status);
+    } catch {
+      // A renewal that failed leaves the answer as it came; the connector sees the 401 itself.
+      return false;
     }
   }
 
