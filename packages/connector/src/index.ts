@@ -23,3 +23,6 @@ export type {
   HostReadOptions,
   Connector,
 } from './types.js';
+export { EgressError, isEgressError, EGRESS_FAILURES } from './egress.js';
+export type { EgressMethod, EgressRequest, EgressResponse, EgressFailure, EgressPort } from './egress.js';
+export { validateDescription, orderingDimension } from './describe.js';

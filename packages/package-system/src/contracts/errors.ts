@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'egress_refused',
   'sandbox_limit',
   'description_invalid',
+  'scope_invalid',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -341,6 +342,30 @@ export class DescriptionValidationError extends ConnectorError {
   }
 }
 
+/**
+ * A scope (a host's, or a connector's `defaultScope`) broke the scope grammar of docs/scope.md or
+ * named something the connector did not declare. `issues` names every problem with its JSON path
+ * (e.g. `rules[1].exclude.value`) and what is accepted; `details.paths` lists the paths.
+ */
+export class ScopeValidationError extends ConnectorError {
+  readonly issues: readonly ManifestIssue[];
+
+  constructor(message: string, issues: readonly ManifestIssue[] = [], options: ConnectorErrorOptions = {}) {
+    super('scope_invalid', message, {
+      ...options,
+      details: { ...options.details, paths: issues.map((issue) => issue.path) },
+    });
+    this.issues = Object.freeze(issues.map((issue) => Object.freeze({ ...issue })));
+  }
+
+  /** Builds the error with a message that lists every issue. */
+  static fromIssues(issues: readonly ManifestIssue[], options?: ConnectorErrorOptions): ScopeValidationError {
+    const lines = issues.map((issue) => `${issue.path}: ${issue.message} Expected ${issue.expected}.`);
+    const message = `The scope is invalid (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${lines.join(' ')}`;
+    return new ScopeValidationError(message, issues, options);
+  }
+}
+
 /** Every concrete class with the code it carries, so docs and tests can enumerate them. */
 export const ERROR_CLASSES = {
   not_found: NotFoundError,
@@ -372,4 +397,5 @@ export const ERROR_CLASSES = {
   egress_refused: EgressRefusedError,
   sandbox_limit: SandboxLimitError,
   description_invalid: DescriptionValidationError,
+  scope_invalid: ScopeValidationError,
 } as const satisfies Record<ErrorCode, abstract new (...args: never[]) => ConnectorError>;

@@ -93,5 +93,6 @@ export {
   EgressRefusedError,
   SandboxLimitError,
   DescriptionValidationError,
+  ScopeValidationError,
 } from './errors.js';
 export type { ErrorCode, ErrorDetails, ConnectorErrorOptions, ManifestIssue } from './errors.js';

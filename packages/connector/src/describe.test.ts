@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import { DescriptionValidationError, hasErrorCode } from '@neuralis/package-system/contracts';
+import { orderingDimension, validateDescription } from './describe.js';
+
+const VALID = {
+  kind: 'notion',
+  capabilities: ['list', 'read', 'stat', 'write', 'delete'],
+  auth: {
+    fields: [{ name: 'token', label: 'Integration token', secret: true, pattern: '^secret_' }],
+    instructions: 'Create an internal integration.',
+    acquire: { type: 'static' },
+    present: [{ in: 'header', name: 'Authorization', value: 'Bearer {{token}}' }],
+    origins: ['https://api.notion.com', 'https://*.notion-static.com:8443'],
+  },
+  dimensions: {
+    edited: { type: 'datetime', from: 'mtime', ordering: true, description: 'Last edit.' },
+    kind: { type: 'enum', from: 'extra.object', values: ['page', 'database'], description: 'Object type.' },
+    size: { type: 'bytes', from: 'size', description: 'Size.' },
+    archived: { type: 'boolean', from: 'extra.flags.archived', description: 'Archived.' },
+  },
+  listing: 'metered',
+  defaultScope: { rules: [{ exclude: { dim: 'archived', op: 'eq', value: true } }] },
+  writes: { mimes: ['text/markdown'], create: true, replace: true, delete: true, maxBytes: 1048576 },
+};
+
+function problems(value: unknown): { path: string; message: string }[] {
+  try {
+    validateDescription(value);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DescriptionValidationError);
+    expect(hasErrorCode(error, 'description_invalid')).toBe(true);
+    return (error as DescriptionValidationError).issues.map(({ path, message }) => ({ path, message }));
+  }
+  throw new Error('expected the description to be refused');
+}
+
+function paths(value: unknown): string[] {
+  return problems(value).map((issue) => issue.path);
+}
+
+function without<T extends object>(value: T, key: string): T {
+  const copy = structuredClone(value) as Record<string, unknown>;
+  delete copy[key];
+  return copy as T;
+}
+
+describe('validateDescription', () => {
+  it('accepts a full description and returns a frozen copy of the known fields only', () => {
+    const result = validateDescription(VALID);
+    expect(result).toEqual(VALID);
+    expect(result).not.toBe(VALID);
+    expect(Object.isFrozen(result)).toBe(true);
+    expect(Object.isFrozen(result.dimensions['kind']!.values)).toBe(true);
+    expect(orderingDimension(result)).toBe('edited');
+  });
+
+  it('accepts oauth2 and exchange acquire forms and every present form', () => {
+    const oauth = {
+      ...VALID,
+      auth: {
+        acquire: { type: 'oauth2', grant: 'authorization_code', authorizationUrl: 'https://a.test/auth', tokenUrl: 'https://a.test/token', scopes: ['read'], pkce: true, clientSources: ['inseam', 'dcr'] },
+        present: [{ in: 'basic', username: '{{user}}', password: '{{pass}}' }, { in: 'aws_sigv4', accessKeyId: '{{id}}', secretAccessKey: '{{key}}', region: 'auto', service: 's3' }],
+        origins: ['http://127.0.0.1:9000'],
+      },
+    };
+    expect(validateDescription(oauth).auth.acquire.type).toBe('oauth2');
+    const exchange = {
+      ...VALID,
+      auth: {
+        acquire: { type: 'exchange', request: { method: 'POST', url: 'https://a.test/login', form: { user: '{{user}}' } }, extract: { token: '$.token' }, expiresIn: 3600, renewOn: [401] },
+        present: [{ in: 'cookie', name: 'sid', value: '{{token}}' }],
+        origins: ['https://a.test'],
+      },
+    };
+    expect(validateDescription(exchange).auth.acquire).toMatchObject({ type: 'exchange', extract: { token: '$.token' } });
+  });
+
+  it('lists every problem at once, each with its JSON path', () => {
+    const bad = {
+      kind: 'Not A Kind',
+      capabilities: ['list', 'fly', 'list'],
+      auth: { acquire: { type: 'magic' }, present: [{ in: 'header', name: '' }], origins: [] },
+      dimensions: {
+        a: { type: 'datetime', from: 'mtime', ordering: true, description: 'A' },
+        b: { type: 'colour', from: 'extra.c', ordering: true, description: '' },
+        c: { type: 'enum', from: 'nowhere', description: 'C' },
+        d: { type: 'string', from: 'path', values: ['x'], ordering: false, description: 'D' },
+      },
+      listing: 'cheap',
+      capabilties: [],
+    };
+    expect(paths(bad)).toEqual(
+      expect.arrayContaining([
+        'capabilties',
+        'kind',
+        'capabilities[1]',
+        'capabilities[2]',
+        'capabilities',
+        'auth.acquire.type',
+        'auth.present[0].name',
+        'auth.present[0].value',
+        'auth.origins',
+        'dimensions.b.type',
+        'dimensions.b.description',
+        'dimensions.c.from',
+        'dimensions.c.values',
+        'dimensions.d.ordering',
+        'dimensions.d.values',
+        'listing',
+      ]),
+    );
+    const error = (() => {
+      try {
+        validateDescription(bad);
+      } catch (caught) {
+        return caught as DescriptionValidationError;
+      }
+      throw new Error('unreachable');
+    })();
+    expect(error.message).toContain('capabilities[1]');
+    expect(error.details['paths']).toEqual(error.issues.map((issue) => issue.path));
+  });
+
+  it('requires list and read, and exactly one ordering dimension', () => {
+    expect(problems({ ...VALID, capabilities: ['stat'], writes: undefined })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'capabilities', message: expect.stringContaining('"list" is missing') })]),
+    );
+    const none = { ...VALID, dimensions: { a: { type: 'string', from: 'path', description: 'A' } } };
+    expect(problems(none)).toEqual([{ path: 'dimensions', message: 'No dimension is marked ordering: true.' }]);
+    const two = { ...VALID, dimensions: { a: { type: 'string', from: 'path', ordering: true, description: 'A' }, b: { type: 'integer', from: 'size', ordering: true, description: 'B' } } };
+    expect(problems(two)[0]?.message).toMatch(/2 dimensions are marked ordering: true \(a, b\)/);
+    expect(paths({ ...VALID, dimensions: {} })).toEqual(['dimensions']);
+    const boolOrdering = { ...VALID, dimensions: { flag: { type: 'boolean', from: 'extra.flag', ordering: true, description: 'F' } } };
+    expect(paths(boolOrdering)).toEqual(['dimensions.flag.ordering']);
+  });
+
+  it('checks that a fixed Entry field is read as a fitting type', () => {
+    const mismatch = { ...VALID, dimensions: { ...VALID.dimensions, size: { type: 'datetime', from: 'size', description: 'S' } } };
+    expect(paths(mismatch)).toEqual(['dimensions.size.type']);
+    expect(paths({ ...VALID, dimensions: { ...VALID.dimensions, x: { type: 'string', from: 'extra.', description: 'X' } } })).toEqual(['dimensions.x.from']);
+    expect(paths({ ...VALID, dimensions: { ...VALID.dimensions, x: { type: 'enum', from: 'mime', values: ['a', 'a'], description: 'X' } } })).toEqual(['dimensions.x.values']);
+  });
+
+  it('accepts only http(s) origins without path, query or credentials; wildcards only as a leading label', () => {
+    const withOrigins = (origins: unknown[]) => ({ ...VALID, auth: { ...VALID.auth, origins } });
+    expect(validateDescription(withOrigins(['http://[::1]:8080', 'https://*.example.co.uk'])).auth.origins).toHaveLength(2);
+    for (const bad of ['ftp://a.test', 'https://a.test/path', 'https://a.test?q', 'https://u:p@a.test', 'https://a.*.test', 'https://*.com', 'https://*.10.0.0.1', 'a.test', 'https://', 42, 'https://a.test#x']) {
+      expect(paths(withOrigins([bad]))).toEqual(['auth.origins[0]']);
+    }
+    expect(paths(withOrigins(['https://a.test', 'https://a.test']))).toEqual(['auth.origins[1]']);
+  });
+
+  it('checks acquire forms', () => {
+    const acquire = (form: unknown) => ({ ...VALID, auth: { ...VALID.auth, acquire: form } });
+    expect(paths(acquire({ type: 'oauth2', grant: 'device_code', tokenUrl: 'not a url', scopes: [], pkce: false, clientSources: ['me'] }))).toEqual(
+      expect.arrayContaining(['auth.acquire.deviceUrl', 'auth.acquire.tokenUrl', 'auth.acquire.pkce', 'auth.acquire.clientSources[0]']),
+    );
+    expect(paths(acquire({ type: 'exchange', request: { method: 'PUT', url: 'https://a.test', json: {}, form: {} }, extract: {}, renewOn: [700] }))).toEqual(
+      expect.arrayContaining(['auth.acquire.request.method', 'auth.acquire.request', 'auth.acquire.extract', 'auth.acquire.renewOn[0]']),
+    );
+    expect(paths(acquire({ type: 'none', extra: 1 }))).toEqual(['auth.acquire.extra']);
+    expect(paths({ ...VALID, auth: { ...VALID.auth, present: [{ in: 'smoke signal' }] } })).toEqual(['auth.present[0].in']);
+    expect(paths({ ...VALID, auth: { ...VALID.auth, fields: [{ name: 'a', label: 'A', secret: 'yes', pattern: '(' }, { name: 'a', label: 'B', secret: false }] } })).toEqual([
+      'auth.fields[0].secret',
+      'auth.fields[0].pattern',
+      'auth.fields[1].name',
+    ]);
+  });
+
+  it('ties write and delete capabilities to writes', () => {
+    expect(paths(without(VALID, 'writes'))).toEqual(['writes']);
+    expect(paths({ ...VALID, capabilities: ['list', 'read'] })).toEqual(expect.arrayContaining(['capabilities', 'writes.delete']));
+    expect(paths({ ...VALID, writes: { ...VALID.writes, delete: false } })).toEqual(['writes.delete']);
+    expect(paths({ ...VALID, writes: { mimes: [], create: false, replace: false, delete: true, maxBytes: 0 } })).toEqual(['writes.mimes', 'writes', 'writes.maxBytes']);
+    expect(paths({ ...VALID, writes: { ...VALID.writes, mimes: ['not a mime'] } })).toEqual(['writes.mimes[0]']);
+    expect(validateDescription({ ...VALID, writes: { ...VALID.writes, mimes: '*' } }).writes?.mimes).toBe('*');
+  });
+
+  it('refuses non-objects, prototype tricks and a malformed defaultScope', () => {
+    expect(paths(null)).toEqual(['$']);
+    expect(paths([])).toEqual(['$']);
+    expect(paths(JSON.parse(`{"__proto__": {"kind": "x"}, ${JSON.stringify(VALID).slice(1)}`))).toEqual(['__proto__']);
+    expect(paths({ ...VALID, defaultScope: { window: 3, rules: {}, limits: [], extra: 1 } })).toEqual([
+      'defaultScope.extra',
+      'defaultScope.window',
+      'defaultScope.rules',
+      'defaultScope.limits',
+    ]);
+    expect(paths({ ...VALID, dimensions: { '1bad': { type: 'string', from: 'path', ordering: true, description: 'x' } } })).toEqual(['dimensions["1bad"]']);
+  });
+});

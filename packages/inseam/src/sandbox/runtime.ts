@@ -1,0 +1,605 @@
+/**
+ * One connector module inside the sandbox process: its own QuickJS WebAssembly module (a heap of
+ * its own), runtime and context, the prelude, and the module. Runs in the sandbox process only.
+ *
+ * Limits. The runtime's WebAssembly memory has a fixed maximum (the memory limit) and QuickJS a
+ * stack limit; an interrupt handler stops synchronous
+ * code at the earliest deadline of the calls in flight (or one slice when none is); a wall-clock
+ * timer per call fails a call still pending at its deadline, awaited promises included, because
+ * this class drives the job loop (`executePendingJobs`) itself. Any breach, an uncatchable error in
+ * the job loop, or a host exception out of the WebAssembly code (a V8 stack overflow in deep
+ * recursion) discards the whole runtime: every call in flight fails with the limit's kind, the
+ * platform is told (`reset`), and the next call builds a fresh runtime from the same spec.
+ *
+ * Only strings and byte copies cross into and out of QuickJS; no handle is ever given to the
+ * module, and host functions answer bad input with errors made here (no host stack or path).
+ */
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
+import { PRELUDE_SOURCE } from './prelude.js';
+import {
+  LOG_LEVELS,
+  MAX_CHUNK_BYTES,
+  MAX_LOG_LINE,
+  STREAM_WINDOW,
+  type CallOutcome,
+  type LoadSpec,
+  type ModuleErrorInfo,
+  type RuntimeReset,
+  type SandboxLimitKind,
+  type WireMessage,
+  type WireOp,
+} from './protocol.js';
+
+/** Ids the prelude allocates are offset by generation × this, so a successor's ids never collide. */
+const GENERATION_ID_SPAN = 2 ** 32;
+/** The init call (createConnector); platform call ids start at 1. */
+const INIT_CALL = 0;
+const MAX_TIMERS = 1000;
+const WASM_PAGE = 64 * 1024;
+/** The QuickJS build's own minimum linear memory (16 MiB). */
+const INITIAL_PAGES = 256;
+const LOG_LINES_PER_SECOND = 200;
+
+/** The ops the prelude may post; anything else is refused. */
+const MODULE_OPS: ReadonlySet<string> = new Set([
+  'result', 'chunk', 'end', 'error', 'credit', 'cancel', 'fetch', 'fetchAbort', 'event', 'log', 'timer', 'clearTimer',
+]);
+
+interface Vm {
+  readonly context: QuickJSContext;
+  readonly runtime: QuickJSRuntime;
+  readonly receive: QuickJSHandle;
+  readonly init: QuickJSHandle;
+  readonly generation: number;
+  interruptAt: number;
+  interrupted: boolean;
+  dead: boolean;
+}
+
+interface PendingCall {
+  readonly deadline: number;
+  readonly timer: NodeJS.Timeout;
+  readonly timeoutMs: number;
+}
+
+type Send = (message: WireMessage) => void;
+
+export class ModuleInstance {
+  readonly #id: number;
+  readonly #spec: LoadSpec;
+  readonly #send: Send;
+  #vm: Vm | undefined;
+  #starting = false;
+  #generation = 0;
+  /** Calls that arrived while the runtime was being built. */
+  #waiting: WireMessage[] = [];
+  readonly #calls = new Map<number, PendingCall>();
+  readonly #timers = new Map<number, NodeJS.Timeout>();
+  #logWindowStart = 0;
+  #logLines = 0;
+  #logDropped = 0;
+  #disposed = false;
+
+  constructor(id: number, spec: LoadSpec, send: Send) {
+    this.#id = id;
+    this.#spec = spec;
+    this.#send = send;
+  }
+
+  /** Takes one message from the platform. Call `pump()` after a batch. */
+  handle(message: WireMessage): void {
+    if (this.#disposed) return;
+    if (message.op === 'call') {
+      if (this.#vm === undefined || this.#starting) {
+        this.#waiting.push(message);
+        void this.#start();
+        return;
+      }
+      this.#beginCall(this.#vm, message);
+      return;
+    }
+    const vm = this.#vm;
+    // Stream and fetch traffic for a discarded runtime has nowhere to go; ids never repeat.
+    if (vm === undefined || vm.dead) return;
+    this.#deliver(vm, message.op, message.id, message.j, message.b);
+  }
+
+  /** Runs the job loop until nothing is pending, under the current deadline. */
+  pump(): void {
+    const vm = this.#vm;
+    if (vm === undefined || vm.dead) return;
+    vm.interruptAt = this.#interruptDeadline();
+    vm.interrupted = false;
+    try {
+      const result = vm.runtime.executePendingJobs(-1);
+      if (result.error !== undefined) {
+        const info = readError(vm.context, result.error);
+        result.error.dispose();
+        if (!vm.dead) this.#breach(vm, limitOf(info) ?? 'crash', `The job loop failed: ${info.name ?? 'Error'}: ${info.message ?? ''}`);
+        return;
+      }
+    } catch (error) {
+      if (!vm.dead) this.#breach(vm, hostFailure(error), 'The runtime failed inside QuickJS.');
+      return;
+    }
+    if (vm.interrupted && !vm.dead) this.#breach(vm, 'time', this.#timeMessage());
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    const vm = this.#vm;
+    this.#vm = undefined;
+    if (vm !== undefined) vm.dead = true;
+    for (const call of this.#calls.values()) clearTimeout(call.timer);
+    this.#calls.clear();
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#waiting = [];
+  }
+
+  async #start(): Promise<void> {
+    if (this.#starting) return;
+    this.#starting = true;
+    const generation = ++this.#generation;
+    let vm: Vm;
+    try {
+      vm = await this.#build(generation);
+    } catch (error) {
+      this.#starting = false;
+      this.#failWaiting({ name: 'Error', message: `The sandbox could not start the connector: ${String(error instanceof Error ? error.message : error)}` }, 'crash');
+      return;
+    }
+    if (this.#disposed) return;
+    this.#vm = vm;
+    const deadline = Date.now() + this.#spec.loadTimeoutMs;
+    this.#calls.set(INIT_CALL, {
+      deadline,
+      timeoutMs: this.#spec.loadTimeoutMs,
+      timer: setTimeout(() => this.#expire(vm, INIT_CALL), this.#spec.loadTimeoutMs),
+    });
+    vm.interruptAt = deadline;
+    const loaded = this.#evaluateModule(vm);
+    if (loaded === undefined) return;
+    this.#invoke(vm, vm.init, (context) => [context.newNumber(INIT_CALL), loaded, context.newString(JSON.stringify(this.#spec.config ?? null))]);
+    this.pump();
+  }
+
+  async #build(generation: number): Promise<Vm> {
+    // The memory limit is the WebAssembly memory's maximum: growth past it fails inside malloc,
+    // so QuickJS raises "out of memory" whatever the allocation (its own malloc accounting in this
+    // build does not see the size of large buffers, so JS_SetMemoryLimit alone would not hold).
+    const memory = new WasmMemory({ initial: INITIAL_PAGES, maximum: Math.max(INITIAL_PAGES, Math.ceil(this.#spec.memoryBytes / WASM_PAGE)) });
+    const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory as VariantMemory }));
+    const runtime = module.newRuntime();
+    runtime.setMaxStackSize(this.#spec.stackBytes);
+    runtime.setModuleLoader((name) => ({
+      error: new Error(`The sandbox has no module loader: "${name}" cannot be imported. Bundle the connector into one module.`),
+    }));
+    const context = runtime.newContext();
+    const vm = { context, runtime, generation, interruptAt: Date.now() + this.#spec.loadTimeoutMs, interrupted: false, dead: false } as Omit<Vm, 'receive' | 'init'> & {
+      receive?: QuickJSHandle;
+      init?: QuickJSHandle;
+    };
+    runtime.setInterruptHandler(() => {
+      if (vm.dead || Date.now() > vm.interruptAt) {
+        vm.interrupted = true;
+        return true;
+      }
+      return false;
+    });
+    const host = this.#hostObject(vm as Vm);
+    const preludeFn = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, 'inseam-prelude.js', { type: 'global', strict: true }));
+    const api = context.unwrapResult(
+      context.callFunction(
+        preludeFn,
+        context.undefined,
+        host,
+        context.newNumber(MAX_CHUNK_BYTES),
+        context.newNumber(STREAM_WINDOW),
+        context.newNumber(generation * GENERATION_ID_SPAN),
+      ),
+    );
+    preludeFn.dispose();
+    host.dispose();
+    vm.receive = context.getProp(api, 'receive');
+    vm.init = context.getProp(api, 'init');
+    api.dispose();
+    return vm as Vm;
+  }
+
+  /** Evaluates the module; returns its namespace (or a promise of it), or undefined after a failure. */
+  #evaluateModule(vm: Vm): QuickJSHandle | undefined {
+    const { context } = vm;
+    try {
+      const result = context.evalCode(this.#spec.source, this.#spec.filename, { type: 'module', strict: true });
+      if (result.error !== undefined) {
+        const info = readError(context, result.error);
+        result.error.dispose();
+        const limit = limitOf(info) ?? (vm.interrupted ? 'time' : undefined);
+        if (limit !== undefined) {
+          this.#breach(vm, limit, limit === 'time' ? this.#timeMessage() : `The module hit the ${limit} limit while loading.`);
+        } else {
+          this.#settle(vm, INIT_CALL, JSON.stringify({ ok: false, error: { ...info, message: `The module failed to load: ${info.message ?? ''}` } }));
+        }
+        return undefined;
+      }
+      return result.value;
+    } catch (error) {
+      this.#breach(vm, hostFailure(error), 'The runtime failed inside QuickJS while loading the module.');
+      return undefined;
+    }
+  }
+
+  #beginCall(vm: Vm, message: WireMessage): void {
+    let timeoutMs = this.#spec.loadTimeoutMs;
+    try {
+      const spec = JSON.parse(message.j ?? '{}') as { timeoutMs?: unknown };
+      if (typeof spec.timeoutMs === 'number' && spec.timeoutMs > 0) timeoutMs = spec.timeoutMs;
+    } catch {
+      // The prelude reports the malformed call itself.
+    }
+    this.#calls.set(message.id, {
+      deadline: Date.now() + timeoutMs,
+      timeoutMs,
+      timer: setTimeout(() => this.#expire(vm, message.id), timeoutMs),
+    });
+    this.#deliver(vm, 'call', message.id, message.j, undefined);
+  }
+
+  #deliver(vm: Vm, op: WireOp, id: number, json: string | undefined, bytes: Uint8Array | undefined): void {
+    this.#invoke(vm, vm.receive, (context) => [
+      context.newString(op),
+      context.newNumber(id),
+      json === undefined ? context.undefined : context.newString(json),
+      bytes === undefined ? context.undefined : context.newArrayBuffer(exactBuffer(bytes)),
+    ]);
+  }
+
+  /** Calls `receive` or `init` with argument handles it then owns, classifying any failure. */
+  #invoke(vm: Vm, fn: QuickJSHandle, makeArgs: (context: QuickJSContext) => QuickJSHandle[]): void {
+    const { context } = vm;
+    vm.interruptAt = this.#interruptDeadline();
+    vm.interrupted = false;
+    let args: QuickJSHandle[] = [];
+    try {
+      args = makeArgs(context);
+      const result = context.callFunction(fn, context.undefined, args);
+      if (result.error !== undefined) {
+        const info = readError(context, result.error);
+        result.error.dispose();
+        if (!vm.dead) this.#breach(vm, limitOf(info) ?? (vm.interrupted ? 'time' : 'crash'), `The prelude failed: ${info.name ?? 'Error'}: ${info.message ?? ''}`);
+      } else {
+        result.value.dispose();
+      }
+    } catch (error) {
+      if (!vm.dead) this.#breach(vm, hostFailure(error), 'The runtime failed inside QuickJS.');
+    } finally {
+      if (!vm.dead) for (const arg of args) if (arg.alive && arg !== context.undefined) arg.dispose();
+    }
+    if (vm.interrupted && !vm.dead) this.#breach(vm, 'time', this.#timeMessage());
+  }
+
+  #hostObject(vm: Vm): QuickJSHandle {
+    const { context } = vm;
+    const host = context.newObject();
+    const define = (name: string, impl: (...args: QuickJSHandle[]) => QuickJSHandle | undefined): void => {
+      const fn = context.newFunction(name, (...args) => {
+        if (vm.dead) return { error: context.newError({ name: 'InternalError', message: 'The runtime was discarded.' }) };
+        try {
+          return impl(...args);
+        } catch (error) {
+          const message = error instanceof HostInputError ? error.message : `The sandbox could not complete ${name}().`;
+          return { error: context.newError({ name: 'TypeError', message }) };
+        }
+      });
+      context.setProp(host, name, fn);
+      fn.dispose();
+    };
+    define('post', (opH, idH, jsonH, bufferH, offsetH, lengthH) => {
+      const op = stringArg(context, opH, 'op');
+      const id = numberArg(context, idH, 'id');
+      const json = jsonH === undefined || context.typeof(jsonH) === 'undefined' ? undefined : stringArg(context, jsonH, 'json');
+      const bytes = bufferH === undefined || context.typeof(bufferH) === 'undefined' ? undefined : copyRegion(context, bufferH, offsetH, lengthH);
+      this.#fromModule(vm, op, id, json, bytes);
+      return undefined;
+    });
+    define('utf8Encode', (textH) => context.newArrayBuffer(utf8.encode(stringArg(context, textH, 'text')).buffer));
+    define('utf8Decode', (bufferH, offsetH, lengthH, fatalH) => {
+      const bytes = copyRegion(context, bufferH, offsetH, lengthH);
+      const fatal = fatalH !== undefined && context.dump(fatalH) === true;
+      try {
+        return context.newString(new TextDecoder('utf-8', { fatal, ignoreBOM: true }).decode(bytes));
+      } catch {
+        throw new HostInputError('The encoded data was not valid UTF-8.');
+      }
+    });
+    define('urlParse', (inputH, baseH) => {
+      const input = stringArg(context, inputH, 'url');
+      const base = baseH === undefined || context.typeof(baseH) === 'undefined' ? undefined : stringArg(context, baseH, 'base');
+      let url: URL;
+      try {
+        url = new URL(input, base);
+      } catch {
+        return context.null;
+      }
+      return context.newString(urlRecord(url));
+    });
+    define('urlSet', (hrefH, keyH, valueH) => {
+      const url = new URL(stringArg(context, hrefH, 'href'));
+      const key = stringArg(context, keyH, 'key');
+      if (!URL_SETTERS.has(key)) throw new HostInputError(`URL has no settable part "${key}".`);
+      (url as unknown as Record<string, string>)[key] = stringArg(context, valueH, 'value');
+      return context.newString(urlRecord(url));
+    });
+    define('formParse', (textH) => context.newString(JSON.stringify([...new URLSearchParams(stringArg(context, textH, 'text'))])));
+    define('formSerialize', (pairsH) => {
+      const pairs: unknown = JSON.parse(stringArg(context, pairsH, 'pairs'));
+      if (!Array.isArray(pairs) || !pairs.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string')) {
+        throw new HostInputError('Form pairs must be [name, value] strings.');
+      }
+      return context.newString(new URLSearchParams(pairs as [string, string][]).toString());
+    });
+    return host;
+  }
+
+  /** A message posted by the prelude. Untrusted: the module shares the prelude's realm. */
+  #fromModule(vm: Vm, op: string, id: number, json: string | undefined, bytes: Uint8Array | undefined): void {
+    if (!MODULE_OPS.has(op)) throw new HostInputError(`Unknown operation "${op}".`);
+    switch (op) {
+      case 'result':
+        if (json === undefined) throw new HostInputError('A result needs a body.');
+        this.#settle(vm, id, json);
+        return;
+      case 'timer':
+        this.#setTimer(vm, id, Number(json ?? 0));
+        return;
+      case 'clearTimer': {
+        const timer = this.#timers.get(id);
+        if (timer !== undefined) clearTimeout(timer);
+        this.#timers.delete(id);
+        return;
+      }
+      case 'log':
+        this.#log(id, json);
+        return;
+      default:
+        this.#send({ i: this.#id, op: op as WireOp, id, ...(json === undefined ? {} : { j: json }), ...(bytes === undefined ? {} : { b: bytes }) });
+    }
+  }
+
+  #settle(vm: Vm, id: number, json: string): void {
+    const call = this.#calls.get(id);
+    if (call === undefined) return;
+    let failure: ModuleErrorInfo | undefined;
+    // Successful outcomes (possibly large listings) are relayed without parsing.
+    if (!json.startsWith('{"ok":true')) {
+      try {
+        const outcome = JSON.parse(json) as CallOutcome;
+        failure = outcome.ok === false && typeof outcome.error === 'object' && outcome.error !== null ? outcome.error : { message: 'The call produced no valid outcome.' };
+      } catch {
+        failure = { message: 'The call produced no valid outcome.' };
+      }
+      const limit = limitOf(failure) ?? (vm.interrupted ? 'time' : undefined);
+      if (limit !== undefined) {
+        // An uncaught out-of-memory, stack overflow or interrupt: the runtime is not trusted to go on.
+        this.#breach(vm, limit, limit === 'time' ? this.#timeMessage(id) : `The connector hit its ${limit} limit.`, id);
+        return;
+      }
+    }
+    clearTimeout(call.timer);
+    this.#calls.delete(id);
+    if (id === INIT_CALL) {
+      if (failure === undefined) {
+        const waiting = this.#waiting;
+        this.#waiting = [];
+        this.#starting = false;
+        for (const message of waiting) this.#beginCall(vm, message);
+      } else {
+        this.#starting = false;
+        this.#vm = undefined;
+        vm.dead = true;
+        this.#failWaiting({ ...failure, message: `createConnector failed: ${failure.message ?? ''}` });
+      }
+      return;
+    }
+    this.#send({ i: this.#id, op: 'result', id, j: json });
+  }
+
+  #setTimer(vm: Vm, id: number, delay: number): void {
+    if (!this.#timers.has(id) && this.#timers.size >= MAX_TIMERS) throw new HostInputError(`A connector may hold at most ${MAX_TIMERS} timers.`);
+    const existing = this.#timers.get(id);
+    if (existing !== undefined) clearTimeout(existing);
+    const ms = Number.isFinite(delay) && delay > 0 ? Math.min(delay, 2 ** 31 - 1) : 0;
+    this.#timers.set(
+      id,
+      setTimeout(() => {
+        this.#timers.delete(id);
+        if (vm.dead || this.#vm !== vm) return;
+        this.#deliver(vm, 'timer', id, undefined, undefined);
+        this.pump();
+      }, ms),
+    );
+  }
+
+  #log(level: number, json: string | undefined): void {
+    const now = Date.now();
+    if (now - this.#logWindowStart >= 1000) {
+      if (this.#logDropped > 0) this.#emitLog(2, `[${this.#logDropped} console lines dropped: over ${LOG_LINES_PER_SECOND} a second]`);
+      this.#logWindowStart = now;
+      this.#logLines = 0;
+      this.#logDropped = 0;
+    }
+    if (this.#logLines >= LOG_LINES_PER_SECOND) {
+      this.#logDropped++;
+      return;
+    }
+    this.#logLines++;
+    let line = '';
+    try {
+      const parsed: unknown = JSON.parse(json ?? '""');
+      line = typeof parsed === 'string' ? parsed : '';
+    } catch {
+      line = '[unreadable console line]';
+    }
+    this.#emitLog(Number.isInteger(level) && level >= 0 && level < LOG_LEVELS.length ? level : 1, line);
+  }
+
+  #emitLog(level: number, line: string): void {
+    const cut = line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… [cut]` : line;
+    this.#send({ i: this.#id, op: 'log', id: level, j: JSON.stringify(cut) });
+  }
+
+  #expire(vm: Vm, id: number): void {
+    if (vm.dead || !this.#calls.has(id)) return;
+    this.#breach(vm, 'time', this.#timeMessage(id), id);
+  }
+
+  #interruptDeadline(): number {
+    let deadline = Infinity;
+    for (const call of this.#calls.values()) deadline = Math.min(deadline, call.deadline);
+    // With no call in flight (a stream still flowing, a watch), one slice bounds synchronous code.
+    return deadline === Infinity ? Date.now() + this.#spec.loadTimeoutMs : deadline;
+  }
+
+  #timeMessage(culprit?: number): string {
+    const now = Date.now();
+    const late = [...this.#calls.entries()].find(([id, call]) => id === culprit || call.deadline <= now);
+    const ms = late?.[1].timeoutMs ?? this.#spec.loadTimeoutMs;
+    return `The connector ran past its time limit of ${ms} ms.`;
+  }
+
+  /**
+   * Discards the runtime after a limit breach or crash. Every call in flight (and every call
+   * waiting for the runtime) fails with the limit; the platform voids the instance's fetches and
+   * streams. Nothing of the runtime is freed piecemeal: its WebAssembly module is dropped whole.
+   */
+  #breach(vm: Vm, limit: SandboxLimitKind, message: string, culprit?: number): void {
+    vm.dead = true;
+    vm.interruptAt = 0;
+    if (this.#vm === vm) this.#vm = undefined;
+    this.#starting = false;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    const reset: RuntimeReset = { limit, message };
+    for (const [id, call] of this.#calls) {
+      clearTimeout(call.timer);
+      if (id === INIT_CALL) continue;
+      const own = culprit === undefined || culprit === id;
+      const text = own ? message : `The sandbox runtime was reset because another call broke its ${limit} limit: ${message}`;
+      this.#send({ i: this.#id, op: 'result', id, j: JSON.stringify({ ok: false, error: { name: 'SandboxLimit', message: text }, limit }) });
+    }
+    this.#calls.clear();
+    this.#failWaiting({ name: 'SandboxLimit', message }, limit);
+    this.#send({ i: this.#id, op: 'reset', id: 0, j: JSON.stringify(reset) });
+  }
+
+  #failWaiting(error: ModuleErrorInfo, limit?: SandboxLimitKind): void {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const message of waiting) {
+      const outcome: CallOutcome = { ok: false, error, ...(limit === undefined ? {} : { limit }) };
+      this.#send({ i: this.#id, op: 'result', id: message.id, j: JSON.stringify(outcome) });
+    }
+  }
+}
+
+// The WebAssembly global, typed for the one use here (the platform's lib set has no DOM types).
+type VariantMemory = NonNullable<Parameters<typeof newVariant>[1]['wasmMemory']>;
+const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => object } }).WebAssembly.Memory;
+
+/** Bad input from inside the sandbox; its message is ours and safe to show the module. */
+class HostInputError extends Error {}
+
+const utf8 = new TextEncoder();
+const URL_SETTERS: ReadonlySet<string> = new Set(['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);
+
+function urlRecord(url: URL): string {
+  return JSON.stringify({
+    href: url.href,
+    origin: url.origin,
+    protocol: url.protocol,
+    username: url.username,
+    password: url.password,
+    host: url.host,
+    hostname: url.hostname,
+    port: url.port,
+    pathname: url.pathname,
+    search: url.search,
+    hash: url.hash,
+  });
+}
+
+/** The bytes as an ArrayBuffer of exactly their length (a view may sit inside a bigger buffer). */
+function exactBuffer(bytes: Uint8Array): ArrayBufferLike {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+}
+
+function stringArg(context: QuickJSContext, handle: QuickJSHandle | undefined, name: string): string {
+  if (handle === undefined || context.typeof(handle) !== 'string') throw new HostInputError(`${name} must be a string.`);
+  return context.getString(handle);
+}
+
+function numberArg(context: QuickJSContext, handle: QuickJSHandle | undefined, name: string): number {
+  if (handle === undefined || context.typeof(handle) !== 'number') throw new HostInputError(`${name} must be a number.`);
+  return context.getNumber(handle);
+}
+
+/**
+ * Copies `length` bytes at `offset` out of a QuickJS ArrayBuffer. The bounds are checked against
+ * the buffer's size now, so a view of a buffer resized (or detached) after the view was made can
+ * only yield an error, never bytes from outside the buffer.
+ */
+function copyRegion(context: QuickJSContext, bufferH: QuickJSHandle | undefined, offsetH: QuickJSHandle | undefined, lengthH: QuickJSHandle | undefined): Uint8Array {
+  if (bufferH === undefined || context.typeof(bufferH) !== 'object') throw new HostInputError('Expected an ArrayBuffer.');
+  let whole;
+  try {
+    whole = context.getArrayBuffer(bufferH);
+  } catch {
+    throw new HostInputError('Expected an ArrayBuffer.');
+  }
+  try {
+    const size = whole.value.length;
+    const offset = offsetH === undefined || context.typeof(offsetH) === 'undefined' ? 0 : numberArg(context, offsetH, 'offset');
+    const length = lengthH === undefined || context.typeof(lengthH) === 'undefined' ? size - offset : numberArg(context, lengthH, 'length');
+    if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > size) {
+      throw new HostInputError('The byte range lies outside its ArrayBuffer (was the buffer resized?).');
+    }
+    return whole.value.slice(offset, offset + length);
+  } finally {
+    whole.dispose();
+  }
+}
+
+function readError(context: QuickJSContext, handle: QuickJSHandle): ModuleErrorInfo {
+  try {
+    if (context.typeof(handle) !== 'object') return { message: String(context.dump(handle)) };
+    const name = context.getProp(handle, 'name');
+    const message = context.getProp(handle, 'message');
+    const info: ModuleErrorInfo = {
+      ...(context.typeof(name) === 'string' ? { name: context.getString(name) } : {}),
+      ...(context.typeof(message) === 'string' ? { message: context.getString(message) } : {}),
+    };
+    name.dispose();
+    message.dispose();
+    return info;
+  } catch {
+    return { message: 'An error that could not be read.' };
+  }
+}
+
+/** The limit an error from QuickJS stands for, if it stands for one. */
+function limitOf(info: ModuleErrorInfo): SandboxLimitKind | undefined {
+  const message = info.message ?? '';
+  if (info.name !== 'InternalError' && info.name !== 'RangeError') return undefined;
+  if (message === 'out of memory') return 'memory';
+  if (message === 'interrupted') return 'time';
+  if (message === 'stack overflow' || message === 'Maximum call stack size exceeded') return 'stack';
+  return undefined;
+}
+
+/** What a host exception out of the WebAssembly code means. */
+function hostFailure(error: unknown): SandboxLimitKind {
+  if (error instanceof RangeError && /call stack/i.test(error.message)) return 'stack';
+  if (error instanceof Error && /out of memory|allocate/i.test(error.message)) return 'memory';
+  return 'crash';
+}
