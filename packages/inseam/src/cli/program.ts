@@ -1,0 +1,57 @@
+/**
+ * The `inseam` command. Each subcommand lives in its own module under commands/ and registers
+ * itself here; this file only assembles them and owns the exit-code contract:
+ *
+ *   0  success (for `inseam trial`: the trial passed)
+ *   1  the operation ran and its answer is "no" (a failed trial, a failed check)
+ *   2  bad usage or bad input (a typed error whose code is invalid_*, *_invalid, not_found, …)
+ *   3  the platform could not do it now (unavailable, timeout, rate_limited)
+ *   4  an unexpected failure (a bug); the message says where to report it
+ */
+import { Command, CommanderError } from 'commander';
+import { isConnectorError, type ErrorCode } from '@neuralis/package-system/contracts';
+import { registerCommands } from './commands/index.js';
+
+export const EXIT = { ok: 0, no: 1, usage: 2, unavailable: 3, internal: 4 } as const;
+
+const UNAVAILABLE_CODES: ReadonlySet<ErrorCode> = new Set(['unavailable', 'timeout', 'rate_limited']);
+
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export function createProgram(io: CliIo): Command {
+  const program = new Command('inseam')
+    .description('Mount folders, buckets, APIs and mailboxes into one URI-addressed filesystem.')
+    .version('0.1.0')
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .exitOverride();
+  registerCommands(program, io);
+  return program;
+}
+
+/** Runs the CLI and resolves with the process exit code; never calls process.exit itself. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const program = createProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    return exitCodeFor(error, io);
+  }
+}
+
+function exitCodeFor(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (isConnectorError(error)) {
+    io.stderr.write(`inseam: ${error.message} [${error.code}]\n`);
+    return UNAVAILABLE_CODES.has(error.code) ? EXIT.unavailable : EXIT.usage;
+  }
+  io.stderr.write(`inseam: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+  return EXIT.internal;
+}
