@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, truncate, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Connector } from '@inseam/connector';
 import { createFsConnector } from './index.js';
@@ -110,9 +110,22 @@ describe('host read', () => {
       chunks.push(value);
     }
     expect(chunks.map((chunk) => chunk.byteLength)).toEqual([1024 * 1024, 1024 * 1024, 1024 * 1024, 5]);
-    // Each chunk is its own copy: the reused read buffer never shows through.
+    // Each chunk has a buffer of its own, never one shared with another chunk.
     expect(new Set(chunks.map((chunk) => chunk.buffer)).size).toBe(4);
     expect(chunks.every((chunk) => chunk.every((byte) => byte === 1))).toBe(true);
+  });
+
+  test('a file that shrinks while streaming ends where it now ends, with no byte beyond what was read', async () => {
+    await writeFile(`${box.root}/shrinking.bin`, Buffer.alloc(3 * 1024 * 1024, 2));
+    const reader = (await host.read('shrinking.bin')).getReader();
+    const first = await reader.read();
+    await truncate(`${box.root}/shrinking.bin`, 1024 * 1024 + 512 * 1024);
+    const second = await reader.read();
+    expect([first.value?.byteLength, second.value?.byteLength]).toEqual([1024 * 1024, 512 * 1024]);
+    // The short chunk's buffer holds exactly what was read: no uninitialised memory behind it.
+    expect(second.value?.buffer.byteLength).toBe(512 * 1024);
+    expect(second.value?.every((byte) => byte === 2)).toBe(true);
+    expect((await reader.read()).done).toBe(true);
   });
 
   test('a BYOB reader gets the bytes read straight into its own buffer', async () => {

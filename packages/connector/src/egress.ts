@@ -19,7 +19,28 @@
  *   Only a request that got no answer rejects, with `EgressError`.
  */
 
-export type EgressMethod = 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'OPTIONS';
+/**
+ * The HTTP methods plus the WebDAV ones (RFC 4918, RFC 3253 REPORT, RFC 5323 SEARCH), so a WebDAV
+ * connector can list with PROPFIND and move with MOVE. Audit mode passes only the reads (GET,
+ * HEAD, OPTIONS, PROPFIND, REPORT, SEARCH).
+ */
+export type EgressMethod =
+  | 'GET'
+  | 'HEAD'
+  | 'PUT'
+  | 'POST'
+  | 'DELETE'
+  | 'PATCH'
+  | 'OPTIONS'
+  | 'PROPFIND'
+  | 'PROPPATCH'
+  | 'MKCOL'
+  | 'COPY'
+  | 'MOVE'
+  | 'LOCK'
+  | 'UNLOCK'
+  | 'REPORT'
+  | 'SEARCH';
 
 export interface EgressRequest {
   readonly method: EgressMethod;

@@ -36,6 +36,8 @@ export function createProgram(io: CliIo): Command {
 /** Runs the CLI and resolves with the process exit code; never calls process.exit itself. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const program = createProgram(io);
+  // Commands report "no" through process.exitCode; a previous in-process run must not leak into this one.
+  process.exitCode = undefined;
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;

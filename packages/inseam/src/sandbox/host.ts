@@ -95,7 +95,10 @@ const MAX_FETCHES_PER_MODULE = 32;
 const MAX_REFUSALS_KEPT = 16;
 const LABEL = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const EGRESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS']);
+const EGRESS_METHODS: ReadonlySet<string> = new Set([
+  'GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS',
+  'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'REPORT', 'SEARCH',
+]);
 const LIMIT_KINDS: ReadonlySet<string> = new Set(['time', 'memory', 'stack', 'crash']);
 
 interface CallValue {
@@ -715,7 +718,7 @@ function readFetchAsk(value: unknown): FetchAsk {
   const { url, method, headers, body } = value as Record<string, unknown>;
   if (typeof url !== 'string') throw new TypeError('the request has no URL.');
   if (typeof method !== 'string' || !EGRESS_METHODS.has(method)) {
-    throw new TypeError(`the method ${typeof method === 'string' ? method.slice(0, 20) : ''} is not one the egress gate sends (GET, HEAD, PUT, POST, DELETE, PATCH, OPTIONS).`);
+    throw new TypeError(`the method ${typeof method === 'string' ? method.slice(0, 20) : ''} is not one the egress gate sends (GET, HEAD, PUT, POST, DELETE, PATCH, OPTIONS and the WebDAV methods PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK, REPORT, SEARCH).`);
   }
   if (!Array.isArray(headers)) throw new TypeError('the request headers are malformed.');
   const pairs: [string, string][] = [];

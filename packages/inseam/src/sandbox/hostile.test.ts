@@ -238,7 +238,7 @@ describe('fetch', () => {
           ['http://169.254.169.254/latest/meta-data/iam?x=%2F..%2F&y=a b', { method: 'PATCH', body: 'payload', headers: { Authorization: 'Bearer forged', 'X-Amz-Date': '20200101T000000Z', 'x-custom': 'v' } }],
           ['file:///etc/passwd', {}],
           ['HTTP://LOCALHOST:80/../admin', { method: 'delete' }],
-          ['https://example.com/x', { method: 'PROPFIND' }],
+          ['https://example.com/x', { method: 'BREW' }],
         ];
         for (const [url, init] of tries) {
           try { await fetch(url, init); results.push('answered'); } catch (e) { results.push(e.name + ': ' + e.message); }
@@ -256,7 +256,7 @@ describe('fetch', () => {
     expect(seen[0]?.headers).toEqual({ authorization: 'Bearer forged', 'content-type': 'text/plain;charset=UTF-8', 'x-amz-date': '20200101T000000Z', 'x-custom': 'v' });
     expect(bodies).toEqual(['payload']);
     expect(results.slice(0, 3).every((line) => line.startsWith('TypeError: fetch failed'))).toBe(true);
-    expect(results[3]).toMatch(/TypeError: fetch failed: the method PROPFIND is not one the egress gate sends/);
+    expect(results[3]).toMatch(/TypeError: fetch failed: the method BREW is not one the egress gate sends/);
   });
 
   it('an abort reaches the egress port as an aborted signal', async () => {

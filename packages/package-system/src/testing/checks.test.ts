@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../contracts/index.js';
 import {
+  describeBytesDifference,
   describeError,
   ensure,
   expectErrorCode,
   fail,
   failedChecks,
+  fieldMismatches,
   formatCheckReport,
+  listProblems,
   runCheck,
+  sameBytes,
   skip,
   skippedCheck,
   summarizeChecks,
@@ -96,5 +100,32 @@ describe('reports', () => {
 
   it('describes thrown non-errors too', () => {
     expect(describeError('boom')).toBe('a thrown non-Error value "boom"');
+  });
+});
+
+describe('shared comparison helpers', () => {
+  it('fieldMismatches names each field the other side reports differently, skipping fields the reference lacks', () => {
+    const listed = { path: 'a', size: 3, etag: 'e1', mime: undefined as string | undefined };
+    expect(fieldMismatches(listed, { path: 'a', size: 3, etag: 'e1', mime: 'text/plain' }, ['path', 'size', 'etag', 'mime'], 'the listing')).toEqual([]);
+    expect(fieldMismatches(listed, { path: 'a', size: 4, etag: 'e2', mime: undefined }, ['size', 'etag'], 'the listing')).toEqual([
+      'size 4 where the listing has 3',
+      'etag "e2" where the listing has "e1"',
+    ]);
+    expect(fieldMismatches(listed, null, ['size'], 'the listing')).toEqual(['size undefined where the listing has 3']);
+    const sameInstant = (_field: string, a: unknown, b: unknown): boolean => Date.parse(String(a)) === Date.parse(String(b));
+    expect(fieldMismatches({ mtime: '2024-05-01T00:00:00Z' }, { mtime: '2024-05-01T00:00:00.000Z' }, ['mtime'], 'x', sameInstant)).toEqual([]);
+  });
+
+  it('listProblems shows the first few and counts the rest', () => {
+    expect(listProblems(['a', 'b'])).toBe('a; b');
+    expect(listProblems(['a', 'b', 'c', 'd'], 2)).toBe('a; b; and 2 more');
+  });
+
+  it('describeBytesDifference locates the first differing byte and the lengths', () => {
+    const written = new TextEncoder().encode('hello world');
+    expect(sameBytes(written, written.slice())).toBe(true);
+    expect(describeBytesDifference(written, written.slice())).toBe('');
+    expect(describeBytesDifference(written, new TextEncoder().encode('hello_world'))).toBe('11 bytes; first difference at byte 5 (0x5f where 0x20 was expected)');
+    expect(describeBytesDifference(written, new TextEncoder().encode('hello'))).toBe('5 bytes where 11 were expected; first difference at byte 5 (the end where 0x20 was expected)');
   });
 });

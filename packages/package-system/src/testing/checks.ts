@@ -130,6 +130,53 @@ export function describeError(error: unknown): string {
   return code === undefined ? `a plain ${error.name} with no code ("${message}")` : `${error.name} with code "${code}" ("${message}")`;
 }
 
+/** Problems joined for a detail: the first `max` (default 5), then how many more there were. */
+export function listProblems(problems: readonly string[], max = 5): string {
+  const shown = problems.slice(0, max).join('; ');
+  return problems.length > max ? `${shown}; and ${problems.length - max} more` : shown;
+}
+
+/**
+ * The fields `other` reports differently from `reference`, each as `field <other's value> where
+ * <referenceLabel> has <reference's value>`; [] when they agree. A field `reference` leaves
+ * undefined is not compared; a missing `other` differs on every field `reference` has. `same`
+ * decides equality (default `===`), e.g. to compare timestamps as instants.
+ */
+export function fieldMismatches<T extends object>(
+  reference: T,
+  other: T | null | undefined,
+  fields: readonly (keyof T & string)[],
+  referenceLabel: string,
+  same: (field: keyof T & string, a: unknown, b: unknown) => boolean = (_field, a, b) => a === b,
+): string[] {
+  const mismatches: string[] = [];
+  for (const field of fields) {
+    const expected = reference[field];
+    if (expected === undefined) continue;
+    const actual = other?.[field];
+    if (!same(field, expected, actual)) mismatches.push(`${field} ${describeValue(actual)} where ${referenceLabel} has ${describeValue(expected)}`);
+  }
+  return mismatches;
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && a.every((byte, index) => byte === b[index]);
+}
+
+/**
+ * Where `actual` departs from `expected`, for a detail: the lengths and the first differing
+ * offset with both bytes, e.g. `31 bytes where 30 were expected; first difference at byte 12
+ * (0x0a where 0x20 was expected)`. '' when they are the same bytes.
+ */
+export function describeBytesDifference(expected: Uint8Array, actual: Uint8Array): string {
+  if (sameBytes(expected, actual)) return '';
+  const hex = (byte: number | undefined): string => (byte === undefined ? 'the end' : `0x${byte.toString(16).padStart(2, '0')}`);
+  let index = 0;
+  while (index < expected.byteLength && index < actual.byteLength && expected[index] === actual[index]) index += 1;
+  const lengths = expected.byteLength === actual.byteLength ? `${actual.byteLength} bytes` : `${actual.byteLength} bytes where ${expected.byteLength} were expected`;
+  return `${lengths}; first difference at byte ${index} (${hex(actual[index])} where ${hex(expected[index])} was expected)`;
+}
+
 /** What `expectErrorCode` is checking, for the failure detail. */
 export interface ExpectedError {
   /** What the call did, e.g. `read of a missing object`. */

@@ -16,6 +16,10 @@ export {
   describeError,
   expectErrorCode,
   ensure,
+  fieldMismatches,
+  listProblems,
+  sameBytes,
+  describeBytesDifference,
   fail,
   skip,
   CheckFailure,
@@ -35,6 +39,8 @@ export type {
 export { assertCapability, guardedCall, PORT_OPERATIONS, OPERATION_CAPABILITY } from './guard.js';
 export type { PortOperation, PortOperationSignatures, CapabilitySet } from './guard.js';
 export { isInlineBinaryMime } from './binary-read.js';
+export { SAMPLE_BODIES, PNG_1X1, sampleBodyFor } from './samples.js';
+export type { SampleBody } from './samples.js';
 export {
   createMemoryConnector,
   memoryConnectorManifest,

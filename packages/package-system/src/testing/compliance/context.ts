@@ -18,9 +18,12 @@ import type {
   SessionContext,
   SourceConnectorEntry,
 } from '../../contracts/index.js';
-import { describeValue, ensure, expectErrorCode, skip } from '../checks.js';
+import { describeValue, ensure, expectErrorCode, listProblems, skip } from '../checks.js';
 import type { CheckDefinition } from '../checks.js';
 import type { ComplianceSubject } from './types.js';
+
+// Byte comparison is shared with the conformance trial.
+export { sameBytes } from '../checks.js';
 
 /** One object the harness created under the scratch directory, with its exact content. */
 export interface ScratchObject {
@@ -162,9 +165,6 @@ export function decodeText(bytes: Uint8Array): string {
   return new TextDecoder().decode(bytes);
 }
 
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && a.every((byte, index) => byte === b[index]);
-}
 
 /** Decodes base64, or undefined when the text is not canonical base64. */
 export function decodeBase64(text: string): Uint8Array | undefined {
@@ -275,7 +275,7 @@ export function ensureWellFormed(entries: readonly ConnectorEntry[], parentOf: (
   }
   ensure(problems.length === 0, () => ({
     expected: `${doing} yields well-formed entries: canonical {source}://{path} URIs, the decoded last segment as name, type file|directory, RFC 3339 UTC mtime`,
-    actual: problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more` : ''),
+    actual: listProblems(problems),
   }));
 }
 

@@ -6,7 +6,8 @@
 import { parseSourceUri } from '../../contracts/index.js';
 import type { ConnectorEntry, ConnectorReadResult } from '../../contracts/index.js';
 import { isInlineBinaryMime } from '../binary-read.js';
-import { describeValue, ensure, fail, skip } from '../checks.js';
+import { describeValue, ensure, fail, fieldMismatches, listProblems, skip } from '../checks.js';
+import { PNG_1X1 } from '../samples.js';
 import {
   MARKER,
   canonicalUri,
@@ -28,10 +29,6 @@ import {
 } from './context.js';
 import type { ComplianceCheck, ComplianceContext, ScratchObject } from './context.js';
 
-/** A 1×1 PNG: a real binary object for the binary-read rule. */
-const PNG_1X1 = Uint8Array.from(
-  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64'),
-);
 
 interface ScratchSpec {
   readonly path: readonly string[];
@@ -322,15 +319,11 @@ const statMatchesList: ComplianceCheck = {
     const mismatches: string[] = [];
     for (const listed of sample) {
       const described = await stat(listed.uri);
-      for (const field of ENTRY_FIELDS) {
-        if (listed[field] !== undefined && described?.[field] !== listed[field]) {
-          mismatches.push(`${listed.name}: ${field} ${describeValue(described?.[field])} where the listing has ${describeValue(listed[field])}`);
-        }
-      }
+      mismatches.push(...fieldMismatches(listed, described, ENTRY_FIELDS, 'the listing').map((mismatch) => `${listed.name}: ${mismatch}`));
     }
     ensure(mismatches.length === 0, {
       expected: 'stat reports every field the listing reports, with the same value',
-      actual: mismatches.slice(0, 5).join('; '),
+      actual: listProblems(mismatches),
     });
     const directory = await stat(dir);
     ensure(directory?.type === 'directory' && directory.uri === canonicalUri(dir), {

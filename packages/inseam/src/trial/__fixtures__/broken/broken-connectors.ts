@@ -1,0 +1,166 @@
+/**
+ * Deliberately broken connectors, one or two per check: each is the notes-api example with one
+ * fault, and each must fail exactly the check it breaks and nothing else. A fault is a patch run
+ * inside a wrapping createConnector, with `base` (the example's connector), `connector` (a copy
+ * whose members the patch replaces) and `config` in scope.
+ */
+import type { TrialCheckId, TrialPhase } from '../../types.js';
+
+export interface BrokenConnector {
+  readonly name: string;
+  readonly breaks: TrialCheckId;
+  /** What is wrong, as an author would make the mistake. */
+  readonly fault: string;
+  /** The phases in which the broken check runs (9 and 10 need the install phase's writes). */
+  readonly phases: readonly TrialPhase[];
+  readonly patch: string;
+}
+
+const BOTH: readonly TrialPhase[] = ['submit', 'install'];
+
+export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
+  {
+    name: 'two-ordering-dimensions',
+    breaks: 1,
+    fault: 'marks a second dimension ordering: true',
+    phases: BOTH,
+    patch: `connector.describe = () => {
+      const description = base.describe();
+      description.dimensions.path.ordering = true;
+      return description;
+    };`,
+  },
+  {
+    name: 'cursor-restarts',
+    breaks: 2,
+    fault: 'ignores the cursor, so every page is the first page again',
+    phases: BOTH,
+    patch: `connector.list = (options = {}) => base.list({ ...options, cursor: undefined });`,
+  },
+  {
+    name: 'newest-ignored',
+    breaks: 2,
+    fault: 'accepts order "newest" but lists in path order',
+    phases: BOTH,
+    patch: `connector.list = (options = {}) => base.list({ ...options, order: undefined });`,
+  },
+  {
+    name: 'dimension-wrong-type',
+    breaks: 3,
+    fault: 'declares starred as an enum of "yes"/"no" but reports booleans',
+    phases: BOTH,
+    patch: `connector.describe = () => {
+      const description = base.describe();
+      description.dimensions.starred = { type: 'enum', values: ['yes', 'no'], from: 'extra.starred', description: 'Starred or not.' };
+      return description;
+    };`,
+  },
+  {
+    name: 'stat-mtime-drift',
+    breaks: 4,
+    fault: 'stat reports the modification time an hour later than the listing',
+    phases: BOTH,
+    patch: `connector.stat = async (path) => {
+      const entry = await base.stat(path);
+      return entry === null ? null : { ...entry, mtime: new Date(Date.parse(entry.mtime) + 3600000).toISOString() };
+    };`,
+  },
+  {
+    name: 'range-ignored',
+    breaks: 5,
+    fault: 'ignores the range and streams the whole object',
+    phases: BOTH,
+    patch: `connector.read = (path) => base.read(path);`,
+  },
+  {
+    name: 'stat-decoded-path',
+    breaks: 6,
+    fault: 'stat spells the path decoded ("notes/meeting notes.txt") where list encodes it',
+    phases: BOTH,
+    patch: `connector.stat = async (path) => {
+      const entry = await base.stat(path);
+      return entry === null ? null : { ...entry, path: entry.path.split('/').map(decodeURIComponent).join('/') };
+    };`,
+  },
+  {
+    name: 'scope-undeclared-dimension',
+    breaks: 7,
+    fault: 'defaultScope filters on a dimension "folder" it never declares',
+    phases: BOTH,
+    patch: `connector.describe = () => {
+      const description = base.describe();
+      description.defaultScope = { rules: [{ exclude: { dim: 'folder', op: 'eq', value: 'trash' } }] };
+      return description;
+    };`,
+  },
+  {
+    name: 'move-without-from',
+    breaks: 8,
+    fault: 'watch emits a move event without from',
+    phases: BOTH,
+    patch: `connector.watch = async (emit) => {
+      const stop = await base.watch(emit);
+      emit({ type: 'move', path: 'notes/renamed.txt' });
+      return stop;
+    };`,
+  },
+  {
+    name: 'path-derived-native-id',
+    breaks: 9,
+    fault: 'derives nativeId from the path, so a rename changes it, and reports renames as delete + put',
+    phases: ['install'],
+    patch: `const tag = (entry) => (entry === null ? null : { ...entry, nativeId: 'p:' + entry.path });
+    connector.list = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: page.entries.map(tag) };
+    };
+    connector.stat = async (path) => tag(await base.stat(path));
+    connector.write = async (path, body, options) => tag(await base.write(path, body, options));
+    connector.watch = (emit) => base.watch((event) => {
+      if (event.type !== 'move') return emit(event);
+      emit({ type: 'delete', path: event.from });
+      emit({ type: 'put', path: event.path });
+    });`,
+  },
+  {
+    name: 'if-match-ignored',
+    breaks: 10,
+    fault: 'drops ifMatch, so a replace with a stale etag overwrites newer bytes',
+    phases: ['install'],
+    patch: `connector.write = (path, body) => base.write(path, body, {});`,
+  },
+  {
+    name: 'undeclared-origin-beacon',
+    breaks: 11,
+    fault: 'sends a usage beacon to an origin it does not declare (and ignores the failure)',
+    phases: BOTH,
+    patch: `connector.list = async (options) => {
+      try { await fetch('https://telemetry.example.net/beacon?event=list'); } catch { /* ignored */ }
+      return base.list(options);
+    };`,
+  },
+  {
+    name: 'writes-while-listing',
+    breaks: 11,
+    fault: 'marks the listing as synced with a PUT while listing (a write outside write())',
+    phases: BOTH,
+    patch: `connector.list = async (options) => {
+      try { await fetch(new URL('/api/v1/files/content?path=sync-marker', config.baseUrl).href, { method: 'PUT', body: 'listed' }); } catch { /* ignored */ }
+      return base.list(options);
+    };`,
+  },
+];
+
+/** The example's source with `patch` applied: its createConnector wrapped, members replaced. */
+export function brokenModule(exampleSource: string, patch: string): string {
+  const renamed = exampleSource.replace('export function createConnector(config)', 'function createBaseConnector(config)');
+  if (renamed === exampleSource) throw new Error('the example no longer has `export function createConnector(config)`');
+  return `${renamed}
+export function createConnector(config) {
+  const base = createBaseConnector(config);
+  const connector = { ...base };
+  ${patch}
+  return connector;
+}
+`;
+}

@@ -1,0 +1,47 @@
+/** Check 11: the connector used only its declared origins, and the gate refused nothing. */
+import { listProblems, skip, fail } from '@neuralis/package-system/testing';
+import type { TrialContext } from '../context.js';
+import type { TrialRefusal } from '../types.js';
+
+const REASON_TEXT: Readonly<Record<string, string>> = {
+  origin_not_declared: 'the origin is not in auth.origins',
+  address_forbidden: 'it resolves to a private or special address a person did not approve',
+  write_in_audit_mode: 'a write outside the trial\'s own write calls',
+  method_forbidden: 'TRACE, TRACK and CONNECT are never sent',
+  too_many_redirects: 'too many redirects',
+  secret_in_url: 'a redirect would have carried the credential elsewhere',
+};
+
+function refusalText(refusal: TrialRefusal): string {
+  return `${refusal.method} to ${refusal.origin || 'an unparseable URL'}: ${REASON_TEXT[refusal.reason] ?? refusal.reason}`;
+}
+
+function fixFor(refusals: readonly TrialRefusal[]): string {
+  const fixes = new Set<string>();
+  for (const refusal of refusals) {
+    if (refusal.reason === 'origin_not_declared') fixes.add(`declare ${refusal.origin} in auth.origins if the connector needs it, or stop calling it`);
+    else if (refusal.reason === 'write_in_audit_mode') fixes.add('send writes (POST, PUT, PATCH, DELETE, MKCOL, MOVE…) only from write() and delete(); list, stat, read and watch may only read');
+    else if (refusal.reason === 'address_forbidden') fixes.add(`use the host's public address, or have a person approve ${refusal.origin} as private (allowPrivateOrigins)`);
+    else fixes.add('send each request straight to a declared origin, with GET, HEAD, OPTIONS, PROPFIND, REPORT or SEARCH for reads');
+  }
+  return [...fixes].join('; ');
+}
+
+/** Check 11. */
+export function checkOrigins(context: TrialContext): string {
+  const egress = context.egress;
+  if (egress === undefined) skip('the connector runs in-process, not behind the egress gate, so its origins are not recorded');
+  const refusals = egress.refusals();
+  if (refusals.length > 0) {
+    const unique = [...new Map(refusals.map((refusal) => [`${refusal.method} ${refusal.origin} ${refusal.reason}`, refusal])).values()];
+    fail(
+      'every request goes to a declared origin, and only the trial\'s own writes write',
+      `the gate refused ${listProblems(unique.map(refusalText))}`,
+      fixFor(unique),
+    );
+  }
+  if (context.description === undefined) skip('the module did not load, so it sent nothing (see check 1)');
+  const used = egress.originsUsed();
+  const declared = context.description.auth.origins.join(', ');
+  return used.length === 0 ? `no request was sent (declared: ${declared})` : `used ${used.join(', ')} (declared: ${declared})`;
+}

@@ -1,0 +1,100 @@
+/**
+ * The trial's config file (DESIGN.md):
+ *
+ *   { "config": { ... }, "credentials": { "<field>": "<value>" }, "scratchPrefix"?: "...",
+ *     "allowPrivateOrigins"?: ["http://127.0.0.1:8080"], "webhookSample"?: { "headers"?, "body" } }
+ *
+ * `config` goes to the module's createConnector(config); `credentials` fill the AuthSpec fields
+ * (the gate uses them, the module never sees them; for OAuth 2 or exchange hosts, give the token
+ * values the `present` templates name, such as access_token); `scratchPrefix` is the folder the
+ * install phase may write in. The two optional keys beyond DESIGN.md's: `allowPrivateOrigins`,
+ * the declared origins a person approves as private (a NAS, a service on loopback), and
+ * `webhookSample`, a delivery as the host sends it, for check 8. Unknown keys are refused, so a
+ * typo is not silently ignored.
+ */
+import { readFile } from 'node:fs/promises';
+import { InvalidConfigError, NotFoundError } from '@neuralis/package-system/contracts';
+import type { TrialWebhookSample } from './types.js';
+
+export interface TrialConfigFile {
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly credentials: Readonly<Record<string, string>>;
+  readonly scratchPrefix?: string;
+  readonly allowPrivateOrigins?: readonly string[];
+  readonly webhookSample?: TrialWebhookSample;
+}
+
+const KEYS = ['config', 'credentials', 'scratchPrefix', 'allowPrivateOrigins', 'webhookSample'];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(field: string, message: string): never {
+  throw new InvalidConfigError(`The trial config file: ${message}`, { details: { field } });
+}
+
+/** Checks a parsed config file. Throws `invalid_config` naming the field and what is accepted. */
+export function parseTrialConfig(value: unknown): TrialConfigFile {
+  if (!isRecord(value)) invalid('$', 'it must be a JSON object { "config": {...}, "credentials": {...}, "scratchPrefix"?: "..." }.');
+  for (const key of Object.keys(value)) {
+    if (!KEYS.includes(key)) invalid(key, `"${key}" is not a field; the fields are ${KEYS.join(', ')}.`);
+  }
+  const config = value['config'] ?? {};
+  if (!isRecord(config)) invalid('config', '"config" must be an object (it is handed to createConnector(config)).');
+  const credentials = value['credentials'] ?? {};
+  if (!isRecord(credentials)) invalid('credentials', '"credentials" must be an object of field name → string value.');
+  for (const [name, secret] of Object.entries(credentials)) {
+    if (typeof secret !== 'string') invalid(`credentials.${name}`, `credentials."${name}" must be a string.`);
+  }
+  const file: { -readonly [K in keyof TrialConfigFile]: TrialConfigFile[K] } = { config, credentials: credentials as Record<string, string> };
+  const scratchPrefix = value['scratchPrefix'];
+  if (scratchPrefix !== undefined) {
+    if (typeof scratchPrefix !== 'string' || scratchPrefix.replace(/\/$/, '') === '') {
+      invalid('scratchPrefix', '"scratchPrefix" must name a folder on the host, such as "scratch" or "team/scratch".');
+    }
+    file.scratchPrefix = scratchPrefix;
+  }
+  const allow = value['allowPrivateOrigins'];
+  if (allow !== undefined) {
+    if (!Array.isArray(allow) || allow.some((origin) => typeof origin !== 'string')) {
+      invalid('allowPrivateOrigins', '"allowPrivateOrigins" must be an array of origins such as "http://127.0.0.1:8080".');
+    }
+    file.allowPrivateOrigins = allow as string[];
+  }
+  const webhook = value['webhookSample'];
+  if (webhook !== undefined) {
+    if (!isRecord(webhook) || !('body' in webhook)) invalid('webhookSample', '"webhookSample" must be { "method"?, "headers"?, "body" }.');
+    const { method, headers } = webhook;
+    if (method !== undefined && typeof method !== 'string') invalid('webhookSample.method', '"webhookSample.method" must be a string.');
+    if (headers !== undefined && (!isRecord(headers) || Object.values(headers).some((item) => typeof item !== 'string'))) {
+      invalid('webhookSample.headers', '"webhookSample.headers" must be an object of header name → string.');
+    }
+    file.webhookSample = webhook as unknown as TrialWebhookSample;
+  }
+  return file;
+}
+
+/**
+ * Reads and checks a config file. Throws `not_found` when it does not exist, `invalid_config`
+ * when it is not JSON or breaks the form. Messages name the file as given, never its contents.
+ */
+export async function readTrialConfigFile(path: string): Promise<TrialConfigFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT' || code === 'EISDIR') throw new NotFoundError(`The trial config file ${JSON.stringify(path)} does not exist.`);
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (error) {
+    // The parser's message quotes the text around the mistake, which may be a credential: give only the position.
+    const position = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+    throw new InvalidConfigError(`The trial config file ${JSON.stringify(path)} is not JSON${position === undefined ? '' : ` (the mistake is at character ${position})`}; check for a missing comma, quote or brace.`);
+  }
+  return parseTrialConfig(value);
+}

@@ -1,0 +1,18 @@
+export { runTrial, canonicalScratchPrefix } from './run.js';
+export { formatTrialReport, trialReportJson } from './report.js';
+export { parseTrialConfig, readTrialConfigFile } from './config-file.js';
+export type { TrialConfigFile } from './config-file.js';
+export { TRIAL_CHECKS, TRIAL_PHASES } from './types.js';
+export { TrialSandbox } from './sandbox.js';
+export type { TrialSandboxOptions } from './sandbox.js';
+export type {
+  TrialCheckId,
+  TrialCheckRecord,
+  TrialOptions,
+  TrialPhase,
+  TrialRefusal,
+  TrialReport,
+  TrialReportJson,
+  TrialSubject,
+  TrialWebhookSample,
+} from './types.js';

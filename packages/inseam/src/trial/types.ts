@@ -1,0 +1,136 @@
+/**
+ * The public shapes of the conformance trial: what a caller hands `runTrial` and the report that
+ * comes back. The eleven checks are the skill document's, numbered as there (TRIAL_CHECKS).
+ */
+import type { Connector } from '@inseam/connector';
+import type { CheckDefinition, CheckRecord } from '@neuralis/package-system/testing';
+import type { SandboxLimits, SandboxLogRecord } from '../sandbox/index.js';
+import type { TrialSandbox } from './sandbox.js';
+
+/** The skill document's check numbers. */
+export type TrialCheckId = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
+
+/** The eleven checks, in the skill document's order and words. */
+export const TRIAL_CHECKS: readonly CheckDefinition<TrialCheckId>[] = Object.freeze([
+  { id: 1, name: 'describe() returns a kind, capabilities, an AuthSpec with origins, and dimensions with exactly one ordering: true' },
+  { id: 2, name: 'list() returns entries; a cursor round-trips; list({ order: "newest" }) is honoured when the host can' },
+  { id: 3, name: 'every declared dimension is present on every listed entry and has the declared type' },
+  { id: 4, name: 'stat(path) of a listed entry matches the listing' },
+  { id: 5, name: 'read(path) of a small sample streams bytes; read with a range returns that range' },
+  { id: 6, name: 'paths are canonical: list → stat → list again gives the same path for the same object' },
+  { id: 7, name: 'defaultScope validates against the declared dimensions' },
+  { id: 8, name: 'if watch or webhook is claimed: a parsed event has a type, a path and, for move, a from' },
+  { id: 9, name: 'if nativeId is reported: a rename of a scratch object keeps its nativeId, or a move event is emitted' },
+  { id: 10, name: 'if writes is declared: on the scratch prefix, create, read back the same bytes, replace with ifMatch, delete, once per declared mime' },
+  { id: 11, name: 'only the declared origins were used; a refusal from the gate fails the trial and names the origin' },
+].map((check) => Object.freeze(check as CheckDefinition<TrialCheckId>)));
+
+/**
+ * `submit`: before approval. The gate is in audit mode (reads pass, writes are refused, every
+ * origin is recorded); checks 9 and 10, which need writes, skip.
+ * `install`: after approval, on the scratch prefix a person named. Writes pass the gate only
+ * while the trial's own write and delete calls run, and those name only paths under the prefix.
+ */
+export type TrialPhase = 'submit' | 'install';
+
+export const TRIAL_PHASES = ['submit', 'install'] as const satisfies readonly TrialPhase[];
+
+/**
+ * A sample webhook delivery, as the host would send it (from its documentation), for check 8.
+ * `body` is sent as is when a string, as JSON otherwise.
+ */
+export interface TrialWebhookSample {
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+/**
+ * What is trialled: a connector module's source text, run in the sandbox behind the egress gate
+ * (how every submitted connector runs), or a host `Connector` object run in-process (the
+ * built-in kinds: no gate, so check 11 skips, and a connector that reaches no network may declare
+ * no origins).
+ */
+export type TrialSubject =
+  | { readonly module: string; readonly label?: string }
+  | { readonly connector: Connector; readonly label?: string };
+
+export interface TrialOptions {
+  readonly subject: TrialSubject;
+  /** Default `submit`. `install` needs `scratchPrefix`. */
+  readonly phase?: TrialPhase;
+  /** Handed to the module's createConnector(config). Module subjects only. */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** Values for the AuthSpec fields; the gate uses them, the module never sees them. */
+  readonly credentials?: Readonly<Record<string, string>>;
+  /**
+   * Declared origins a person approved as private (a NAS, a service on loopback): exact entries
+   * of `auth.origins`. Module subjects only.
+   */
+  readonly allowPrivateOrigins?: readonly string[];
+  /**
+   * The host path under which the install phase may create, replace, rename and delete objects,
+   * in canonical form (`scratch` or `team/scratch`; a trailing `/` is ignored). The trial works
+   * on `<prefix>/inseam-trial-<token>-…` names and removes what it created.
+   */
+  readonly scratchPrefix?: string;
+  /**
+   * Renames an object on the host by the host's own means, outside the connector (the Connector
+   * interface has no rename), as a person would in the host's app. Check 9 needs it; without it
+   * check 9 skips with the reason. Paths are canonical host paths under the scratch prefix.
+   */
+  readonly rename?: (from: string, to: string) => Promise<void>;
+  /** For check 8 when the connector parses webhooks. */
+  readonly webhookSample?: TrialWebhookSample;
+  /**
+   * A sandbox shared across trials (one at a time per label); default a fresh one for this trial,
+   * closed at its end.
+   */
+  readonly sandbox?: TrialSandbox;
+  /** Limits for the module's runtime (see the sandbox README). */
+  readonly limits?: Partial<SandboxLimits>;
+  /** Receives the module's console lines and the sandbox's records about it. */
+  readonly log?: (record: SandboxLogRecord) => void;
+  /**
+   * A check still waiting on the connector after this many ms fails as timed out. Default 20,000;
+   * check 9 may take 10 minutes more when `rename` is given (a person renaming by hand).
+   */
+  readonly checkTimeoutMs?: number;
+  /** How long the install phase waits for watch events after its writes. Default 3,000 ms. */
+  readonly eventWaitMs?: number;
+}
+
+export type TrialCheckRecord = CheckRecord<TrialCheckId>;
+
+/** A gate refusal: the origin only, never a path or a credential. */
+export interface TrialRefusal {
+  readonly origin: string;
+  readonly method: string;
+  readonly reason: string;
+}
+
+export interface TrialReport {
+  /** The connector's kind, or `unknown` when describe() gave none. */
+  readonly kind: string;
+  readonly phase: TrialPhase;
+  /** True when no check failed; skips do not fail. */
+  readonly passed: boolean;
+  /** All eleven, in order 1–11. */
+  readonly checks: readonly TrialCheckRecord[];
+  /** Origins the connector reached through the gate, in first-use order; [] for in-process subjects. */
+  readonly origins: readonly string[];
+  readonly refusals: readonly TrialRefusal[];
+  /** Scratch paths the trial created and could not remove (delete not declared, or it failed). */
+  readonly leftOnHost: readonly string[];
+  readonly durationMs: number;
+}
+
+/** The report's JSON form (DESIGN.md): exactly these fields per check. */
+export interface TrialReportJson {
+  readonly kind: string;
+  readonly passed: boolean;
+  readonly checks: readonly { readonly id: TrialCheckId; readonly name: string; readonly status: 'pass' | 'fail' | 'skip'; readonly detail: string }[];
+  readonly origins: readonly string[];
+  readonly phase: TrialPhase;
+  readonly durationMs: number;
+}
