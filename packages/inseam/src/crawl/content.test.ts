@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { Connector, Entry } from '@inseam/connector';
+import { readContent } from './content.js';
+
+function connector(read: Connector['read']): Connector {
+  return { read } as Connector;
+}
+
+function stream(chunks: unknown[], options: { hang?: boolean } = {}): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  const queue = [...chunks];
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (queue.length > 0) controller.enqueue(queue.shift() as Uint8Array);
+      else if (!options.hang) controller.close();
+      else return new Promise(() => undefined);
+      return undefined;
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  Object.defineProperty(body, 'cancelled', { get: () => cancelled });
+  return body;
+}
+
+const entry: Entry = { path: 'a.txt' };
+const options = { maxBytes: 10, timeoutMs: 200, key: 'e:1' };
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+describe('reading content for the index', () => {
+  it('joins chunks into text', async () => {
+    const result = await readContent(connector(async () => stream([bytes('hello '), bytes('you')])), entry, options);
+    expect(result).toEqual({ update: { state: 'indexed', key: 'e:1', text: 'hello you', bytes: 9 }, failed: false });
+  });
+
+  it('stops reading as soon as the content passes the limit, and cancels the stream', async () => {
+    const body = stream([bytes('12345678'), bytes('90ab'), bytes('never read')]);
+    const result = await readContent(connector(async () => body), entry, options);
+    expect(result.update).toEqual({ state: 'too_large', key: 'e:1' });
+    expect((body as unknown as { cancelled: boolean }).cancelled).toBe(true);
+    // A declared size over the limit is not read at all.
+    let reads = 0;
+    await readContent(connector(async () => (reads++, stream([]))), { path: 'b', size: 11 }, options);
+    expect(reads).toBe(0);
+  });
+
+  it('turns a failing, hanging or misbehaving read into an error state, never a rejection', async () => {
+    const failing = await readContent(connector(async () => Promise.reject(new Error('secret token abc'))), entry, options);
+    expect(failing).toEqual({ update: { state: 'error', key: null }, failed: true });
+    const hanging = await readContent(connector(async () => stream([bytes('a')], { hang: true })), entry, { ...options, timeoutMs: 30 });
+    expect(hanging.update.state).toBe('error');
+    const neverOpens = await readContent(connector(() => new Promise(() => undefined)), entry, { ...options, timeoutMs: 30 });
+    expect(neverOpens.update.state).toBe('error');
+    const strings = await readContent(connector(async () => stream(['not bytes'])), entry, options);
+    expect(strings).toEqual({ update: { state: 'error', key: null }, failed: true });
+    const notAStream = await readContent(connector(async () => 'text' as unknown as ReadableStream<Uint8Array>), entry, options);
+    expect(notAStream.failed).toBe(true);
+  });
+});

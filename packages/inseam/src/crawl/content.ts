@@ -1,0 +1,91 @@
+/**
+ * Reading one entry's content for the index: streamed, stopped as soon as it passes the limit,
+ * bounded in time, and reduced to UTF-8 text or a reason why there is none.
+ */
+import type { Connector, Entry } from '@inseam/connector';
+import { decodeText, isBinaryMime } from '../catalog/index.js';
+import type { ContentUpdate } from '../store/index.js';
+
+export interface ContentReadOptions {
+  /** Content larger than this is not indexed (`too_large`). */
+  readonly maxBytes: number;
+  /** The whole read (open and every chunk) must finish within this time. */
+  readonly timeoutMs: number;
+  /** The validator to record with the content. */
+  readonly key: string | null;
+}
+
+export interface ContentRead {
+  readonly update: ContentUpdate;
+  /** True when the connector failed or broke the interface (the run counts an error). */
+  readonly failed: boolean;
+}
+
+/** Never rejects: a failed read becomes `{ state: 'error' }`. */
+export async function readContent(connector: Connector, entry: Entry, options: ContentReadOptions): Promise<ContentRead> {
+  const { key } = options;
+  if (isBinaryMime(entry.mime)) return { update: { state: 'binary', key }, failed: false };
+  if (entry.size !== undefined && entry.size > options.maxBytes) return { update: { state: 'too_large', key }, failed: false };
+  const deadline = new Deadline(options.timeoutMs);
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    const stream = await deadline.race(connector.read(entry.path));
+    if (typeof (stream as Partial<ReadableStream<Uint8Array>> | null)?.getReader !== 'function') return { update: { state: 'error', key: null }, failed: true };
+    reader = stream.getReader();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await deadline.race(reader.read());
+      if (done) break;
+      if (!(value instanceof Uint8Array)) {
+        void reader.cancel().catch(() => undefined);
+        return { update: { state: 'error', key: null }, failed: true };
+      }
+      total += value.byteLength;
+      if (total > options.maxBytes) {
+        void reader.cancel().catch(() => undefined);
+        return { update: { state: 'too_large', key }, failed: false };
+      }
+      chunks.push(value);
+    }
+    const text = decodeText(concat(chunks, total));
+    return { update: text === null ? { state: 'binary', key } : { state: 'indexed', key, text, bytes: total }, failed: false };
+  } catch {
+    if (reader !== undefined) void reader.cancel().catch(() => undefined);
+    return { update: { state: 'error', key: null }, failed: true };
+  } finally {
+    deadline.clear();
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+class Deadline {
+  readonly #expired: Promise<never>;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(ms: number) {
+    this.#expired = new Promise<never>((_, reject) => {
+      this.#timer = setTimeout(() => reject(new Error('content read timed out')), ms);
+    });
+    // Nobody may be racing when it fires; that is not an unhandled rejection.
+    this.#expired.catch(() => undefined);
+  }
+
+  race<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.#expired]);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}

@@ -1,0 +1,20 @@
+import type { Connector, Description, Scope } from '@inseam/connector';
+import type { SourceSyncSettings } from '@neuralis/package-system/contracts';
+import type { HostRef } from '../store/index.js';
+
+/** A host as the crawler drives it. */
+export interface CrawlTarget {
+  readonly ref: HostRef;
+  readonly connector: Connector;
+  /** What the connector's describe() returned, validated (`validateDescription`). */
+  readonly description: Description;
+  /** The host's own scope, merged over the kind's `defaultScope`; null or absent: the default alone. */
+  readonly scope?: Scope | null;
+  /** `exclude` globs are applied by the crawler; trigger, interval and alwaysActive by the SyncScheduler. */
+  readonly sync?: SourceSyncSettings | null;
+  /**
+   * The connector honours `list({ order: "newest" })` (the trial showed it): the crawler asks for
+   * it and stops listing at the first entry below a skipped window's lower bound.
+   */
+  readonly honoursOrder?: boolean;
+}

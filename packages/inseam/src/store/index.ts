@@ -1,0 +1,53 @@
+export { SqliteStore } from './sqlite/store.js';
+export type { SqliteStoreOptions } from './sqlite/store.js';
+export { openDatabase, configure } from './sqlite/database.js';
+export type { SqliteDatabase, OpenDatabaseOptions } from './sqlite/database.js';
+export { migrate, schemaVersions } from './sqlite/migrations.js';
+export type { Migration, SchemaComponent } from './sqlite/migrations.js';
+export { STORE_SCHEMA } from './sqlite/schema.js';
+export { CONTENT_STATES, CRAWL_MODES, CRAWL_RUN_STATES, ZERO_COUNTERS } from './types.js';
+export type {
+  HostRef,
+  NetworkRecord,
+  NetworkInput,
+  NetworkStore,
+  HostRecord,
+  HostInput,
+  HostPatch,
+  HostStore,
+  EntryDecision,
+  ContentState,
+  EntryRow,
+  EntryRecord,
+  EntryState,
+  ContentUpdate,
+  EntryPut,
+  RunCounters,
+  RunCounterDelta,
+  RunCheckpoint,
+  ScopeTallySnapshot,
+  CatalogBatch,
+  SweepRequest,
+  BatchOutcome,
+  CrawlMode,
+  CrawlRunState,
+  CrawlPhase,
+  CrawlRunRecord,
+  NewRun,
+  RunEnd,
+  SyncState,
+  SearchQuery,
+  SearchHit,
+  ListEntriesOptions,
+  CatalogStore,
+  TrialRecord,
+  TrialInput,
+  TrialStore,
+  DetachedRunOwnership,
+  DetachedRunInput,
+  DetachedRunStore,
+  TokenRecord,
+  TokenInput,
+  TokenStore,
+  Store,
+} from './types.js';

@@ -1,0 +1,92 @@
+/**
+ * Opening the embedded database: one file, WAL (readers never wait for the writer), and
+ * `synchronous=NORMAL`, which in WAL mode loses no committed transaction when a process dies —
+ * only an operating-system crash or power loss can drop the last few commits, never half of one.
+ */
+import { closeSync, openSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { UnavailableError, isConnectorError } from '@neuralis/package-system/contracts';
+
+export type SqliteDatabase = Database.Database;
+
+export interface OpenDatabaseOptions {
+  /** How long a write waits for another connection's write transaction before failing (ms). Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating when missing, mode 0600) the database file at `path`, or an in-memory database
+ * for `':memory:'`, and sets the store's pragmas. Throws `unavailable` when it cannot be opened;
+ * the message never names the path.
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
+  if (path !== ':memory:') createPrivately(path);
+  let db: SqliteDatabase;
+  try {
+    db = new Database(path);
+  } catch (error) {
+    throw storeError('be opened', error);
+  }
+  try {
+    configure(db, options);
+  } catch (error) {
+    db.close();
+    throw storeError('be prepared', error);
+  }
+  return db;
+}
+
+/** Sets the store's pragmas on a connection someone else opened (the credential store's, say). */
+export function configure(db: SqliteDatabase, options: OpenDatabaseOptions = {}): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+  db.pragma('foreign_keys = ON');
+}
+
+// Entries, content and tokens are private; the file (and SQLite's -wal and -shm files, which take
+// the database file's mode) is readable by its owner only.
+function createPrivately(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw storeError('be created', error);
+  }
+}
+
+/**
+ * Wraps a driver error as `unavailable`, keeping typed errors as they are. The message names the
+ * action and the driver's code, never a path or a stored value. Anything that is not the
+ * database's failure (a bug) is returned unchanged.
+ */
+export function storeError(action: string, error: unknown): Error {
+  if (isConnectorError(error)) return error;
+  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  const closed = error instanceof TypeError && /connection is not open/.test(error.message);
+  if (code === undefined && !closed) return error instanceof Error ? error : new Error(String(error));
+  return new UnavailableError(`The inseam database could not ${action} (${code ?? 'closed'}); check the database file and retry.`, {
+    cause: error,
+    details: { reason: 'store_unavailable', sqlite: code ?? 'closed' },
+  });
+}
+
+/** True for a uniqueness or primary-key violation. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Runs synchronous driver work as a promise, wrapping what it throws with `storeError`. */
+export function attempt<T>(action: string, work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(storeError(action, error));
+  }
+}
+
+/** Parses a JSON column the store itself wrote; null stays null. */
+export function parseJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}

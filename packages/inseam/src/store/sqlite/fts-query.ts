@@ -1,0 +1,56 @@
+/**
+ * Search text → an FTS5 MATCH expression, taken literally: words and "quoted phrases", all of
+ * which must match, and a trailing `*` for a prefix. Every term is emitted as a quoted FTS5
+ * string, so the query language's operators (AND, OR, NOT, NEAR, column filters, `^`, parentheses)
+ * in a person's text are just words, and no input is a syntax error.
+ */
+import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+
+/** Markers snippet() puts around matched terms; control characters that text practically never holds. */
+export const HIGHLIGHT_OPEN = '\u0002';
+export const HIGHLIGHT_CLOSE = '\u0003';
+
+const MAX_QUERY_LENGTH = 1000;
+const MAX_TERMS = 32;
+// A term the tokenizer would reduce to nothing (only punctuation) would match nothing at all.
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
+/** Throws `invalid_argument` when the text holds no searchable word or is too long. */
+export function ftsQuery(text: string): string {
+  if (typeof text !== 'string') throw new InvalidArgumentError('A search query must be a string.');
+  if (text.length > MAX_QUERY_LENGTH) throw new InvalidArgumentError(`A search query is at most ${MAX_QUERY_LENGTH} characters; this one has ${text.length}.`);
+  const terms: string[] = [];
+  for (const match of text.matchAll(/"([^"]*)"|(\S+)/g)) {
+    const phrase = match[1];
+    const word = match[2];
+    if (phrase !== undefined) {
+      if (HAS_WORD.test(phrase)) terms.push(quote(phrase));
+    } else if (word !== undefined) {
+      const prefix = word.length > 1 && word.endsWith('*');
+      const bare = prefix ? word.replace(/\*+$/, '') : word;
+      if (HAS_WORD.test(bare)) terms.push(prefix ? `${quote(bare)}*` : quote(bare));
+    }
+  }
+  if (terms.length === 0) throw new InvalidArgumentError('The search query has no word to look for; give at least one word.', { details: { reason: 'empty_query' } });
+  if (terms.length > MAX_TERMS) throw new InvalidArgumentError(`A search query has at most ${MAX_TERMS} terms; this one has ${terms.length}.`);
+  return terms.join(' ');
+}
+
+function quote(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
+}
+
+/** Removes the highlight markers from a snippet and returns where they were. */
+export function readHighlights(marked: string): { text: string; highlights: [number, number][] } {
+  let text = '';
+  const highlights: [number, number][] = [];
+  let start = -1;
+  for (const char of marked) {
+    if (char === HIGHLIGHT_OPEN) start = text.length;
+    else if (char === HIGHLIGHT_CLOSE) {
+      if (start >= 0) highlights.push([start, text.length]);
+      start = -1;
+    } else text += char;
+  }
+  return { text, highlights };
+}

@@ -1,0 +1,90 @@
+/** Trial records in SQLite. */
+import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from '@neuralis/package-system/contracts';
+import type { TrialInput, TrialRecord, TrialStore } from '../types.js';
+import { attempt, isUniqueViolation, type SqliteDatabase } from './database.js';
+import { missingNetwork } from './networks.js';
+
+interface TrialRow {
+  id: string;
+  network: string;
+  kind: string;
+  module_hash: string;
+  passed: number;
+  report: string;
+  origins: string;
+  created_at: number;
+  approved_by: string | null;
+  approved_at: number | null;
+}
+
+const SELECT = 'SELECT t.*, n.slug AS network FROM trials t JOIN networks n ON n.id = t.network_id';
+
+function toTrial(row: TrialRow): TrialRecord {
+  return {
+    id: row.id,
+    network: row.network,
+    kind: row.kind,
+    moduleHash: row.module_hash,
+    passed: row.passed === 1,
+    report: JSON.parse(row.report) as Record<string, unknown>,
+    origins: JSON.parse(row.origins) as string[],
+    createdAt: row.created_at,
+    approvedBy: row.approved_by,
+    approvedAt: row.approved_at,
+  };
+}
+
+export class SqliteTrialStore implements TrialStore {
+  readonly #db: SqliteDatabase;
+
+  constructor(db: SqliteDatabase) {
+    this.#db = db;
+  }
+
+  record(input: TrialInput, now = Date.now()): Promise<TrialRecord> {
+    return attempt('store the trial', () =>
+      this.#db.transaction(() => {
+        const network = this.#db.prepare<[string], { id: number }>('SELECT id FROM networks WHERE slug = ?').get(input.network);
+        if (network === undefined) throw missingNetwork(input.network);
+        try {
+          this.#db
+            .prepare('INSERT INTO trials (id, network_id, kind, module_hash, passed, report, origins, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+            .run(input.id, network.id, input.kind, input.moduleHash, input.passed ? 1 : 0, JSON.stringify(input.report), JSON.stringify(input.origins), now);
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new AlreadyExistsError(`A trial "${input.id}" is recorded already.`, { details: { trial: input.id } });
+          throw error;
+        }
+        return this.#byId(input.id)!;
+      })(),
+    );
+  }
+
+  get(id: string): Promise<TrialRecord | null> {
+    return attempt('read the trial', () => this.#byId(id));
+  }
+
+  latest(network: string, kind: string): Promise<TrialRecord | null> {
+    return attempt('read the trials', () => {
+      const row = this.#db.prepare<[string, string], TrialRow>(`${SELECT} WHERE n.slug = ? AND t.kind = ? ORDER BY t.created_at DESC, t.rowid DESC LIMIT 1`).get(network, kind);
+      return row === undefined ? null : toTrial(row);
+    });
+  }
+
+  approve(id: string, by: string, now = Date.now()): Promise<TrialRecord> {
+    return attempt('store the approval', () =>
+      this.#db.transaction(() => {
+        const trial = this.#byId(id);
+        if (trial === null) throw new NotFoundError(`There is no trial "${id}".`, { details: { trial: id } });
+        if (!trial.passed) throw new PreconditionFailedError(`Trial "${id}" did not pass; only a passed trial can be approved.`, { details: { trial: id, reason: 'trial_failed' } });
+        if (trial.approvedAt !== null) throw new PreconditionFailedError(`Trial "${id}" was approved already.`, { details: { trial: id, reason: 'already_approved' } });
+        this.#db.prepare('UPDATE trials SET approved_by = ?, approved_at = ? WHERE id = ?').run(by, now, id);
+        return this.#byId(id)!;
+      })(),
+    );
+  }
+
+  #byId(id: string): TrialRecord | null {
+    const row = this.#db.prepare<[string], TrialRow>(`${SELECT} WHERE t.id = ?`).get(id);
+    return row === undefined ? null : toTrial(row);
+  }
+}
