@@ -1,0 +1,86 @@
+// Benchmark fixtures, built once and reused across runs (they are large; rebuilding them each
+// time would dominate the run). Each is built under a `.partial` name and renamed when complete,
+// so an interrupted build is never mistaken for a finished one.
+import { existsSync } from 'node:fs';
+import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+
+export const benchRoot = process.env.INSEAM_BENCH_DIR ?? join(tmpdir(), 'inseam-bench');
+
+/** Files written at once while building a fixture (the build is I/O bound, not CPU bound). */
+const WRITE_CONCURRENCY = 64;
+
+/** A deterministic pseudo-random sequence in [0, 1), so every machine builds the same fixture. */
+function sequence(seed = 1) {
+  let state = seed;
+  return () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+}
+
+/** The size of the `index`th small file: 1–4 KiB, the same on every run. */
+function smallFileSizes(count) {
+  const random = sequence();
+  return Array.from({ length: count }, () => 1024 + Math.floor(random() * 3072));
+}
+
+async function writeAll(files) {
+  for (let i = 0; i < files.length; i += WRITE_CONCURRENCY) {
+    await Promise.all(files.slice(i, i + WRITE_CONCURRENCY).map(({ path, size, fill }) => writeFile(path, Buffer.alloc(size, fill))));
+  }
+}
+
+async function buildOnce(dir, build) {
+  if (existsSync(join(dir, '.complete'))) return dir;
+  await rm(dir, { recursive: true, force: true });
+  const staging = `${dir}.partial`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  await build(staging);
+  await writeFile(join(staging, '.complete'), '');
+  await rename(staging, dir);
+  return dir;
+}
+
+/**
+ * `count` files of 1–4 KiB spread over a tree 3 levels deep (~100 files a directory:
+ * `d{0..}/e{0..99}/file-N.txt`), the shape of a real project folder rather than one flat
+ * directory. The tree also holds one empty marker file, `.complete`.
+ */
+export function manySmallFiles(count) {
+  return buildOnce(join(benchRoot, `files-${count}`), async (staging) => {
+    const perDir = 100;
+    const sizes = smallFileSizes(count);
+    const files = [];
+    for (let i = 0; i < count; i += 1) {
+      const d = Math.floor(i / perDir);
+      const sub = join(staging, `d${Math.floor(d / 100)}`, `e${d % 100}`);
+      if (i % perDir === 0) await mkdir(sub, { recursive: true });
+      files.push({ path: join(sub, `file-${i}.txt`), size: sizes[i], fill: 97 + (i % 26) });
+    }
+    await writeAll(files);
+  });
+}
+
+/** `count` files of 1–4 KiB in one flat directory (plus the `.complete` marker). */
+export function flatFiles(count) {
+  return buildOnce(join(benchRoot, `flat-${count}`), async (staging) => {
+    const sizes = smallFileSizes(count);
+    await writeAll(sizes.map((size, i) => ({ path: join(staging, `file-${i}.txt`), size, fill: 97 + (i % 26) })));
+  });
+}
+
+/** One file of `bytes` bytes of non-constant data. */
+export async function bigFile(bytes) {
+  const path = join(benchRoot, `big-${bytes}.bin`);
+  if (existsSync(path)) return path;
+  await mkdir(benchRoot, { recursive: true });
+  const handle = await open(`${path}.partial`, 'w');
+  const chunk = Buffer.alloc(1 << 20);
+  for (let i = 0; i < chunk.length; i += 1) chunk[i] = (i * 31 + 7) & 0xff;
+  for (let written = 0; written < bytes; written += chunk.length) {
+    await handle.write(chunk, 0, Math.min(chunk.length, bytes - written));
+  }
+  await handle.close();
+  await rename(`${path}.partial`, path);
+  return path;
+}
