@@ -74,6 +74,52 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
     }
   }
 
+  // ---- Results as plain data -------------------------------------------------------------------
+  // host.encodeResult serialises a result with QuickJS's binary writer, which records own data
+  // properties but not prototypes, so it cannot honour a toJSON. plainData confirms, along the
+  // encoder's plan (every object and array of the value, in preorder), that no object or array has
+  // a toJSON of its own or a prototype other than Object.prototype, Array.prototype or null, and
+  // that neither prototype has gained a toJSON; then the encoded text is what JSON.stringify would
+  // write. It calls only intrinsics captured here and reads only the data properties the encoder
+  // saw (an accessor on an array element, which the encoder had to call, is read again), so module
+  // code does not otherwise run; its stacks are null-prototype objects, beyond a module's setters.
+  const encodeResult = host.encodeResult;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const ObjectPrototype = Object.prototype;
+  const ArrayPrototype = Array.prototype;
+  const I32 = Int32Array;
+  function plainContainer(node) {
+    const proto = getPrototypeOf(node);
+    return (proto === ObjectPrototype || proto === ArrayPrototype || proto === null) && !('toJSON' in node);
+  }
+  function plainData(value, planBuffer, names) {
+    if (getOwnPropertyDescriptor(ObjectPrototype, 'toJSON') !== undefined) return false;
+    if (getOwnPropertyDescriptor(ArrayPrototype, 'toJSON') !== undefined || getPrototypeOf(ArrayPrototype) !== ObjectPrototype) return false;
+    if (value === null || typeof value !== 'object') return true;
+    const plan = new I32(planBuffer);
+    if (plan.length === 0 || !plainContainer(value)) return false;
+    const nodes = { __proto__: null, 0: value };
+    const left = new I32(plan.length);
+    left[0] = plan[0];
+    let depth = 1;
+    let at = 1;
+    while (depth > 0) {
+      const top = depth - 1;
+      if (left[top] === 0) { depth = top; continue; }
+      left[top]--;
+      if (at + 1 >= plan.length) return false;
+      const selector = plan[at++];
+      const parent = nodes[top];
+      const child = selector < 0 ? parent[names[-selector - 1]] : parent[selector];
+      if (child === null || typeof child !== 'object' || !plainContainer(child)) return false;
+      nodes[depth] = child;
+      left[depth] = plan[at++];
+      depth++;
+    }
+    return at === plan.length;
+  }
+
   // ---- DOMException, Event, EventTarget -------------------------------------------------------
   class DOMException extends Error {
     constructor(message = '', name = 'Error') {
@@ -1007,7 +1053,18 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
     async arrayBuffer() { const bytes = await consumeBytes(this); return bytes.buffer.byteLength === bytes.length ? bytes.buffer : bytes.slice().buffer; },
     async bytes() { return consumeBytes(this); },
     async text() { return decoder.decode(await consumeBytes(this)); },
-    async json() { return parse(decoder.decode(await consumeBytes(this))); },
+    async json() {
+      const bytes = await consumeBytes(this);
+      // The sandbox process parses it (at native speed) when it can; otherwise QuickJS does.
+      let parsed;
+      try {
+        const r = region(bytes);
+        parsed = r[2] === 0 ? undefined : host.parseJson(r[0], r[1], r[2]);
+      } catch (error) {
+        parsed = undefined;
+      }
+      return parsed !== undefined ? parsed : parse(decoder.decode(bytes));
+    },
     async blob() { throw new TypeError('Blob is not available in the inseam sandbox; use arrayBuffer() or bytes().'); },
     async formData() { throw new TypeError('FormData is not available in the inseam sandbox.'); },
   };
@@ -1314,6 +1371,12 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
     activeCalls--;
     quiesce();
   }
+  // The result as the value handed to host.encodeResult, already JSON in the sandbox process.
+  function settleEncoded(id) {
+    post('resultEncoded', id);
+    activeCalls--;
+    quiesce();
+  }
   function fail(id, error) {
     settle(id, stringify({ ok: false, error: errorInfo(error) }));
   }
@@ -1324,9 +1387,23 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
       settle(id, stringify({ ok: true, stream: openOutbound(value) }));
       return;
     }
+    const result = value === undefined ? null : value;
+    let plan = null;
+    // Listings are where results grow large; for a single entry the extra steps cost more than they save.
+    if (method === 'list' || method === 'webhook') {
+      try {
+        plan = encodeResult(result);
+      } catch (error) {
+        plan = null;
+      }
+    }
+    if (plan !== null && plainData(result, plan[0], plan[1])) {
+      settleEncoded(id);
+      return;
+    }
     let text;
     try {
-      text = stringify({ ok: true, value: value === undefined ? null : value });
+      text = stringify({ ok: true, value: result });
     } catch (error) {
       fail(id, new TypeError(method + '() returned a value that is not JSON: ' + describeError(error)));
       return;

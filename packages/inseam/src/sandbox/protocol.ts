@@ -48,8 +48,11 @@ export type ChildOp =
 /** Either way. */
 export type StreamOp = 'chunk' | 'end' | 'error' | 'credit' | 'cancel';
 
-/** Between the sandbox process and the prelude only. */
-export type PreludeOp = 'timer' | 'clearTimer';
+/**
+ * Between the sandbox process and the prelude only. `resultEncoded`: the call's result is the
+ * value the prelude last handed to `host.encodeResult` (the sandbox process sends it on as `result`).
+ */
+export type PreludeOp = 'timer' | 'clearTimer' | 'resultEncoded';
 
 export type WireOp = PlatformOp | ChildOp | StreamOp | PreludeOp;
 

@@ -15,6 +15,7 @@
  * module, and host functions answer bad input with errors made here (no host stack or path).
  */
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
+import { encodeBinaryJson, transcodeBinaryJson, type TranscodedValue } from './binary-json.js';
 import { PRELUDE_SOURCE } from './prelude.js';
 import {
   LOG_LEVELS,
@@ -42,7 +43,7 @@ const LOG_LINES_PER_SECOND = 200;
 
 /** The ops the prelude may post; anything else is refused. */
 const MODULE_OPS: ReadonlySet<string> = new Set([
-  'result', 'chunk', 'end', 'error', 'credit', 'cancel', 'fetch', 'fetchAbort', 'event', 'log', 'timer', 'clearTimer',
+  'result', 'resultEncoded', 'chunk', 'end', 'error', 'credit', 'cancel', 'fetch', 'fetchAbort', 'event', 'log', 'timer', 'clearTimer',
 ]);
 
 interface Vm {
@@ -54,6 +55,8 @@ interface Vm {
   interruptAt: number;
   interrupted: boolean;
   dead: boolean;
+  /** The outcome text (`{"ok":true,"value":…}`) of the result `encodeResult` encoded last, until the prelude settles or drops it. */
+  encoded: string | undefined;
 }
 
 interface PendingCall {
@@ -176,7 +179,7 @@ export class ModuleInstance {
       error: new Error(`The sandbox has no module loader: "${name}" cannot be imported. Bundle the connector into one module.`),
     }));
     const context = runtime.newContext();
-    const vm = { context, runtime, generation, interruptAt: Date.now() + this.#spec.loadTimeoutMs, interrupted: false, dead: false } as Omit<Vm, 'receive' | 'init'> & {
+    const vm = { context, runtime, generation, interruptAt: Date.now() + this.#spec.loadTimeoutMs, interrupted: false, dead: false, encoded: undefined } as Omit<Vm, 'receive' | 'init'> & {
       receive?: QuickJSHandle;
       init?: QuickJSHandle;
     };
@@ -303,15 +306,32 @@ export class ModuleInstance {
       this.#fromModule(vm, op, id, json, bytes);
       return undefined;
     });
+    define('encodeResult', (valueH) => (valueH === undefined ? context.null : this.#encodeResult(vm, valueH)));
     define('utf8Encode', (textH) => context.newArrayBuffer(utf8.encode(stringArg(context, textH, 'text')).buffer));
     define('utf8Decode', (bufferH, offsetH, lengthH, fatalH) => {
       const bytes = copyRegion(context, bufferH, offsetH, lengthH);
       const fatal = fatalH !== undefined && context.dump(fatalH) === true;
+      let text: string;
       try {
-        return context.newString(new TextDecoder('utf-8', { fatal, ignoreBOM: true }).decode(bytes));
+        text = new TextDecoder('utf-8', { fatal, ignoreBOM: true }).decode(bytes);
       } catch {
         throw new HostInputError('The encoded data was not valid UTF-8.');
       }
+      return (text.length >= BINARY_TEXT_MIN ? intoQuickJS(context, text) : undefined) ?? context.newString(text);
+    });
+    // Response/Request json(): the body decoded as the prelude's TextDecoder would (a BOM dropped,
+    // bad sequences replaced) and parsed by V8; undefined sends the prelude to its own decode and
+    // JSON.parse (a syntax error then comes from QuickJS, as it always did).
+    define('parseJson', (bufferH, offsetH, lengthH) => {
+      const bytes = copyRegion(context, bufferH, offsetH, lengthH);
+      if (bytes.length > MAX_HOST_PARSED_JSON_BYTES) return context.undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(new TextDecoder('utf-8').decode(bytes)) as unknown;
+      } catch {
+        return context.undefined;
+      }
+      return intoQuickJS(context, value) ?? context.undefined;
     });
     define('urlParse', (inputH, baseH) => {
       const input = stringArg(context, inputH, 'url');
@@ -342,14 +362,71 @@ export class ModuleInstance {
     return host;
   }
 
+  /**
+   * A call's result through QuickJS's binary serialisation (see binary-json.ts): keeps its JSON
+   * text in `vm.encoded` and answers `[plan, names]` for the prelude to check, or null when the
+   * prelude must use JSON.stringify (QuickJS refused the value, or it is not plain JSON data).
+   */
+  #encodeResult(vm: Vm, valueH: QuickJSHandle): QuickJSHandle {
+    const { context } = vm;
+    vm.encoded = undefined;
+    let encoded: QuickJSHandle;
+    try {
+      encoded = context.encodeBinaryJSON(valueH);
+    } catch (error) {
+      // The native stack ran out inside the WebAssembly code (a value nested thousands deep), as
+      // JSON.stringify's would: the runtime is not trusted to go on.
+      this.#breach(vm, hostFailure(error), 'The runtime failed inside QuickJS while serialising a result.');
+      throw new HostInputError('The runtime was discarded.');
+    }
+    let transcoded: TranscodedValue | undefined;
+    try {
+      // An exception (not an ArrayBuffer) means QuickJS refused the value: an accessor, a function, an exotic object.
+      if (context.typeof(encoded) !== 'object') return context.null;
+      const bytes = context.getArrayBuffer(encoded);
+      try {
+        transcoded = transcodeBinaryJson(bytes.value, '{"ok":true,"value":', '}');
+      } finally {
+        bytes.dispose();
+      }
+    } catch {
+      return context.null;
+    } finally {
+      encoded.dispose();
+    }
+    if (transcoded === undefined) return context.null;
+    vm.encoded = transcoded.json;
+    const answer = context.newArray();
+    const plan = context.newArrayBuffer(transcoded.plan.buffer);
+    const names = context.newArray();
+    transcoded.names.forEach((name, index) => {
+      const nameH = context.newString(name);
+      context.setProp(names, index, nameH);
+      nameH.dispose();
+    });
+    context.setProp(answer, 0, plan);
+    context.setProp(answer, 1, names);
+    plan.dispose();
+    names.dispose();
+    return answer;
+  }
+
   /** A message posted by the prelude. Untrusted: the module shares the prelude's realm. */
   #fromModule(vm: Vm, op: string, id: number, json: string | undefined, bytes: Uint8Array | undefined): void {
     if (!MODULE_OPS.has(op)) throw new HostInputError(`Unknown operation "${op}".`);
     switch (op) {
       case 'result':
+        vm.encoded = undefined;
         if (json === undefined) throw new HostInputError('A result needs a body.');
         this.#settle(vm, id, json);
         return;
+      case 'resultEncoded': {
+        const encoded = vm.encoded;
+        vm.encoded = undefined;
+        if (encoded === undefined) throw new HostInputError('No encoded result is waiting.');
+        this.#settle(vm, id, encoded);
+        return;
+      }
       case 'timer':
         this.#setTimer(vm, id, Number(json ?? 0));
         return;
@@ -509,6 +586,34 @@ const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (descr
 
 /** Bad input from inside the sandbox; its message is ours and safe to show the module. */
 class HostInputError extends Error {}
+
+/** Texts at least this long enter QuickJS in binary form: emscripten's string copy is a JavaScript loop. */
+const BINARY_TEXT_MIN = 1024;
+/**
+ * Bodies over this are parsed by QuickJS itself: host work cannot be interrupted at the call's
+ * deadline, QuickJS's parser can.
+ */
+const MAX_HOST_PARSED_JSON_BYTES = 16 * 1024 * 1024;
+
+/**
+ * JSON data or a string rebuilt inside the runtime from its binary form (see binary-json.ts), or
+ * undefined when it cannot be (too deep, or QuickJS refused it, e.g. at its memory limit).
+ */
+function intoQuickJS(context: QuickJSContext, value: unknown): QuickJSHandle | undefined {
+  const bytes = encodeBinaryJson(value);
+  if (bytes === undefined) return undefined;
+  const buffer = context.newArrayBuffer(exactBuffer(bytes));
+  try {
+    const handle = context.decodeBinaryJSON(buffer);
+    if (context.typeof(handle) === 'unknown') {
+      handle.dispose();
+      return undefined;
+    }
+    return handle;
+  } finally {
+    buffer.dispose();
+  }
+}
 
 const utf8 = new TextEncoder();
 const URL_SETTERS: ReadonlySet<string> = new Set(['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);
