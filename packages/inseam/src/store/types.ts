@@ -12,7 +12,7 @@
  * - Every method rejects with `unavailable` when the database cannot be read or written
  *   (`details.sqlite` names the driver's code), and never puts stored content in an error.
  */
-import type { PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
+import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
 
 /** A host named by its network slug and its own slug. */
@@ -70,6 +70,12 @@ export interface HostRecord {
   readonly origin: string | null;
   /** Whether `list({ order: "newest" })` was shown to be honoured (by the trial, or the kind's documentation). */
   readonly honoursOrder: boolean;
+  /** Who owns the host: the whole network (`project`), one user or one agent. */
+  readonly ownership: OwnershipScope;
+  /** The user or agent id for `user` and `agent` ownership; null for `project`. */
+  readonly ownerId: string | null;
+  /** Declared origins a person approved as private for the egress gate (a NAS, a service on loopback). */
+  readonly privateOrigins: readonly string[];
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -86,6 +92,10 @@ export interface HostInput {
   readonly permissions?: PermissionTree | null;
   readonly origin?: string | null;
   readonly honoursOrder?: boolean;
+  /** Default `project`. */
+  readonly ownership?: OwnershipScope;
+  readonly ownerId?: string | null;
+  readonly privateOrigins?: readonly string[];
 }
 
 export type HostPatch = Partial<Omit<HostInput, 'slug' | 'kind'>>;

@@ -58,6 +58,18 @@ describe('ConnectorRegistry', () => {
     expect(() => connectors.resolve('jira')).toThrow(expect.objectContaining({ code: 'kind_not_registered' }));
   });
 
+  it('runtimeOf hands out the registered runtime, so a second registry (another project) binds the same slug on its own', async () => {
+    const { connectors, sourceKinds } = setup();
+    expect(() => connectors.runtimeOf('jira')).toThrow(expect.objectContaining({ code: 'kind_not_registered' }));
+    const other = new ConnectorRegistry(sourceKinds);
+    other.registerKind(connectors.runtimeOf('notion'));
+    const here = await connectors.bindSource(request('notes', 'w1'));
+    const there = await other.bindSource(request('notes', 'w2'));
+    expect(here).not.toBe(there);
+    expect((await connectors.resolveBySource('notes').read('notes://x')).text).toBe('w1');
+    expect((await other.resolveBySource('notes').read('notes://x')).text).toBe('w2');
+  });
+
   it('"per-source bindings (resolve(kind), resolveBySource(source))": a bound source resolves to its instance', async () => {
     const { connectors } = setup();
     const instance = await connectors.bindSource(request('notes'));

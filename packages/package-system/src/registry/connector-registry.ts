@@ -163,6 +163,17 @@ export class ConnectorRegistry {
     return [...this.#kinds.keys()].sort();
   }
 
+  /**
+   * The runtime a kind was registered with, to register the same kind in another registry: source
+   * slugs are unique only within one project, so a platform serving several projects (inseam's
+   * networks) keeps one registry per project over one loader. Throws `kind_not_registered`.
+   */
+  runtimeOf(kind: string): ConnectorKindRuntime {
+    const record = this.#kinds.get(kind);
+    if (record === undefined) throw new KindNotRegisteredError(kind);
+    return record.runtime;
+  }
+
   /** The runtime entry of a kind. Throws `kind_not_registered`. */
   resolve(kind: string): RegisteredConnectorKind {
     const record = this.#kinds.get(kind);

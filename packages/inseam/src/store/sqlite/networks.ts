@@ -1,6 +1,6 @@
 /** Networks and hosts in SQLite. */
 import { AlreadyExistsError, NotFoundError } from '@neuralis/package-system/contracts';
-import type { PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
+import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
 import type { HostInput, HostPatch, HostRecord, HostRef, HostStore, NetworkInput, NetworkRecord, NetworkStore } from '../types.js';
 import { attempt, isUniqueViolation, parseJson, type SqliteDatabase } from './database.js';
@@ -75,12 +75,15 @@ interface HostRow {
   permissions: string | null;
   origin: string | null;
   honours_order: number;
+  ownership: OwnershipScope;
+  owner_id: string | null;
+  private_origins: string | null;
   created_at: number;
   updated_at: number;
 }
 
 const HOST_COLUMNS = `h.id, n.slug AS network, h.slug, h.kind, h.label, h.description, h.config, h.scope, h.sync, h.permissions, h.origin,
-  h.honours_order, h.created_at, h.updated_at`;
+  h.honours_order, h.ownership, h.owner_id, h.private_origins, h.created_at, h.updated_at`;
 
 function toHost(row: HostRow): HostRecord {
   return {
@@ -96,6 +99,9 @@ function toHost(row: HostRow): HostRecord {
     permissions: parseJson<PermissionTree>(row.permissions),
     origin: row.origin,
     honoursOrder: row.honours_order === 1,
+    ownership: row.ownership,
+    ownerId: row.owner_id,
+    privateOrigins: parseJson<string[]>(row.private_origins) ?? [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -119,8 +125,9 @@ export class SqliteHostStore implements HostStore {
         try {
           const { id } = this.#db
             .prepare<unknown[], { id: number }>(
-              `INSERT INTO hosts (network_id, slug, kind, label, description, config, scope, sync, permissions, origin, honours_order, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+              `INSERT INTO hosts (network_id, slug, kind, label, description, config, scope, sync, permissions, origin, honours_order, ownership, owner_id,
+                 private_origins, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
             )
             .get(
               networkId,
@@ -134,6 +141,9 @@ export class SqliteHostStore implements HostStore {
               jsonOrNull(input.permissions),
               input.origin ?? null,
               input.honoursOrder === true ? 1 : 0,
+              input.ownership ?? 'project',
+              input.ownerId ?? null,
+              input.privateOrigins === undefined || input.privateOrigins.length === 0 ? null : JSON.stringify(input.privateOrigins),
               now,
               now,
             )!;
@@ -187,6 +197,9 @@ export class SqliteHostStore implements HostStore {
         if (patch.permissions !== undefined) set('permissions', jsonOrNull(patch.permissions));
         if (patch.origin !== undefined) set('origin', patch.origin);
         if (patch.honoursOrder !== undefined) set('honours_order', patch.honoursOrder ? 1 : 0);
+        if (patch.ownership !== undefined) set('ownership', patch.ownership);
+        if (patch.ownerId !== undefined) set('owner_id', patch.ownerId);
+        if (patch.privateOrigins !== undefined) set('private_origins', patch.privateOrigins.length === 0 ? null : JSON.stringify(patch.privateOrigins));
         set('updated_at', now);
         this.#db.prepare(`UPDATE hosts SET ${sets.join(', ')} WHERE id = ?`).run(...values, current.id);
         return this.#byId(current.id);

@@ -40,6 +40,15 @@ export const NETWORK_SCHEMA: SchemaComponent = {
         );
       `,
     },
+    {
+      // The package system's ownership scope of a source, and the private origins a person approved for the gate.
+      version: 2,
+      sql: `
+        ALTER TABLE hosts ADD COLUMN ownership TEXT NOT NULL DEFAULT 'project' CHECK (ownership IN ('project', 'user', 'agent'));
+        ALTER TABLE hosts ADD COLUMN owner_id TEXT;
+        ALTER TABLE hosts ADD COLUMN private_origins TEXT;
+      `,
+    },
   ],
 };
 

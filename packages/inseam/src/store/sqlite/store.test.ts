@@ -36,11 +36,11 @@ describe('opening and migrations', () => {
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
     expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 1, catalog: 1, trial: 1, 'detached-run': 1, token: 1 });
+    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 2, catalog: 1, trial: 1, 'detached-run': 1, token: 1 });
     await store.close();
     const again = SqliteStore.open({ path });
     const rows = again.database.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number };
-    expect(rows.n).toBe(STORE_SCHEMA.length);
+    expect(rows.n).toBe(STORE_SCHEMA.reduce((sum, component) => sum + component.migrations.length, 0));
     await again.close();
   });
 
@@ -136,6 +136,11 @@ describe('networks and hosts', () => {
     );
     expect(host).toMatchObject({ network: 'home', slug: 'notes', label: 'notes', kind: 'local', config: { root: 'data' }, honoursOrder: true, permissions: null });
     expect(host.sync).toEqual({ trigger: 'auto', exclude: ['_pending/**'], alwaysActive: true });
+    expect(host).toMatchObject({ ownership: 'project', ownerId: null, privateOrigins: [] });
+    const owned = await store.hosts.create('home', { slug: 'mine', kind: 'local', ownership: 'user', ownerId: 'ann', privateOrigins: ['http://127.0.0.1:9000'] });
+    expect(owned).toMatchObject({ ownership: 'user', ownerId: 'ann', privateOrigins: ['http://127.0.0.1:9000'] });
+    expect(await store.hosts.update({ network: 'home', host: 'mine' }, { privateOrigins: [] })).toMatchObject({ privateOrigins: [] });
+    await store.hosts.delete({ network: 'home', host: 'mine' });
     expect(await codeOf(store.hosts.create('home', { slug: 'notes', kind: 'local' }))).toBe('already_exists');
     expect(await codeOf(store.hosts.create('nowhere', { slug: 'notes', kind: 'local' }))).toBe('not_found');
 

@@ -1,0 +1,181 @@
+/**
+ * `inseam host add|ls|show|rm|kinds|discover`: the hosts of a network.
+ *
+ *   inseam host add home/notes --kind fs --config '{"root":"/srv/notes"}'
+ *   inseam host add home/archive --kind bucket --config @bucket.json \
+ *       --credential accessKeyId=AKIA… --credential secretAccessKey=@secret.txt
+ *   inseam host add home/reports --from test.seeds          (a discoverable source)
+ *
+ * Credentials are never printed; `host show` lists which fields are stored.
+ */
+import type { Command } from 'commander';
+import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
+import type { Scope } from '@inseam/connector';
+import type { AddHostInput, HostView } from '../../network/index.js';
+import type { CliIo } from '../program.js';
+import { collect, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
+
+interface AddOptions {
+  readonly kind?: string;
+  readonly config?: string;
+  readonly scope?: string;
+  readonly sync?: string;
+  readonly permissions?: string;
+  readonly credential: readonly string[];
+  readonly label?: string;
+  readonly description?: string;
+  readonly ownership?: string;
+  readonly owner?: string;
+  readonly allowPrivateOrigin: readonly string[];
+  readonly from?: string;
+  readonly json?: boolean;
+}
+
+const OWNERSHIPS: readonly string[] = ['project', 'user', 'agent'];
+
+async function addInput(options: AddOptions, io: CliIo): Promise<Omit<AddHostInput, 'network' | 'slug' | 'kind'> & { kind?: string }> {
+  if (options.ownership !== undefined && !OWNERSHIPS.includes(options.ownership)) {
+    throw new InvalidArgumentError(`--ownership must be project, user or agent, not ${JSON.stringify(options.ownership)}.`, { details: { argument: 'ownership' } });
+  }
+  const credentials = await readCredentials(options.credential, io);
+  return {
+    ...(options.kind === undefined ? {} : { kind: options.kind }),
+    ...(options.config === undefined ? {} : { config: await readJsonObject(options.config, '--config') }),
+    ...(options.scope === undefined ? {} : { scope: (await readJsonArgument(options.scope, '--scope')) as Scope }),
+    ...(options.sync === undefined ? {} : { sync: (await readJsonArgument(options.sync, '--sync')) as SourceSyncSettings }),
+    ...(options.permissions === undefined ? {} : { permissions: (await readJsonArgument(options.permissions, '--permissions')) as PermissionTree }),
+    ...(Object.keys(credentials).length === 0 ? {} : { credentials }),
+    ...(options.label === undefined ? {} : { label: options.label }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.ownership === undefined ? {} : { ownership: options.ownership as OwnershipScope }),
+    ...(options.owner === undefined ? {} : { ownerId: options.owner }),
+    ...(options.allowPrivateOrigin.length === 0 ? {} : { privateOrigins: options.allowPrivateOrigin }),
+  };
+}
+
+function describeHost(host: HostView): string {
+  const lines: [string, string][] = [
+    ['address', host.address],
+    ['kind', host.kindRegistered ? host.kind : `${host.kind} (not registered: its package is not installed)`],
+    ['label', host.label],
+    ['description', host.description],
+    ['origin', host.origin ?? '-'],
+    ['ownership', host.ownerId === null ? host.ownership : `${host.ownership} ${host.ownerId}`],
+    ['config', JSON.stringify(host.config)],
+    ['scope', host.scope === null ? '(the kind\'s default)' : JSON.stringify(host.scope)],
+    ['sync', host.sync === null ? 'manual' : JSON.stringify(host.sync)],
+    ['permissions', host.permissions === null ? '(the kind\'s default)' : JSON.stringify(host.permissions)],
+  ];
+  if (host.privateOrigins.length > 0) lines.push(['private origins', host.privateOrigins.join(', ')]);
+  if (host.credentials !== null && host.credentials.acquire !== 'none') {
+    const missing = host.credentials.fields.filter((field) => !host.credentials!.stored.includes(field));
+    lines.push(['credentials', `${host.credentials.acquire}; stored: ${host.credentials.stored.join(', ') || 'none'}${missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''}`]);
+  }
+  lines.push(['created', new Date(host.createdAt).toISOString()], ['updated', new Date(host.updatedAt).toISOString()]);
+  return formatTable(lines.map(([key, value]) => [`${key}:`, value]));
+}
+
+export function registerHostCommand(program: Command, io: CliIo): void {
+  const host = program.command('host').description('Add, list, show and remove the hosts of a network.');
+
+  host
+    .command('add')
+    .description('Add a host to a network. Nothing is stored unless every part is valid.')
+    .argument('<host>', 'network/slug (or inseam://network/slug) of the new host')
+    .option('--kind <kind>', 'the connector kind: fs, local, bucket, or a sandboxed kind (see `inseam host kinds`)')
+    .option('--config <json|@file>', "the host's config, checked against the kind's schema")
+    .option('--scope <json|@file>', 'which entries are crawled (see docs/scope.md)')
+    .option('--sync <json|@file>', 'sync settings: { "trigger": "auto"|"manual", "interval"?, "exclude"?, "alwaysActive"? }')
+    .option('--permissions <json|@file>', 'the permission tree: { "default": { "read", "write", "exec" }, "paths"?: { … } }')
+    .option('--credential <field=value>', 'a credential field (value, @file or - for stdin); repeat for each field', collect, [])
+    .option('--label <label>', 'a human label (default: the slug)')
+    .option('--description <text>', 'what the host is, for people and agents')
+    .option('--ownership <scope>', 'project (the whole network), user or agent')
+    .option('--owner <id>', 'the user or agent id, with --ownership user or agent')
+    .option('--allow-private-origin <origin>', 'approve a declared origin that resolves to a private address; repeatable', collect, [])
+    .option('--from <package>', "add the package's declared source of this slug (see `inseam host discover`)")
+    .option('--json', 'print the new host as JSON')
+    .action(async (target: string, options: AddOptions, command: Command) => {
+      const ref = parseHostArgument(target);
+      const input = await addInput(options, io);
+      await withPlatform(command, io, async (platform) => {
+        let added: HostView;
+        if (options.from !== undefined) {
+          added = await platform.networks.addDeclared(ref.network, options.from, ref.host, input);
+        } else {
+          if (input.kind === undefined) throw new InvalidArgumentError('Name the kind with --kind (see `inseam host kinds`), or add a declared source with --from <package>.', { details: { argument: 'kind' } });
+          added = await platform.networks.addHost({ ...input, kind: input.kind, network: ref.network, slug: ref.host });
+        }
+        if (options.json === true) return printJson(io, added);
+        io.stdout.write(`Added host ${added.address} (${added.kind})${added.origin === null ? '' : `, declared by ${added.origin}`}.\n`);
+      });
+    });
+
+  host
+    .command('ls')
+    .description("List a network's hosts.")
+    .argument('<network>', 'the network slug')
+    .option('--json', 'print the hosts as JSON')
+    .action(async (network: string, options: { readonly json?: boolean }, command: Command) => {
+      await withPlatform(command, io, async (platform) => {
+        const hosts = await platform.networks.listHosts(network);
+        if (options.json === true) return printJson(io, hosts);
+        io.stdout.write(formatTable([['HOST', 'KIND', 'LABEL', 'ORIGIN', 'ADDRESS'], ...hosts.map((item) => [item.slug, item.kind, item.label, item.origin ?? '-', item.address])]));
+      });
+    });
+
+  host
+    .command('show')
+    .description('Show one host (never its credentials).')
+    .argument('<host>', 'network/slug or inseam://network/slug')
+    .option('--json', 'print the host as JSON')
+    .action(async (target: string, options: { readonly json?: boolean }, command: Command) => {
+      await withPlatform(command, io, async (platform) => {
+        const shown = await platform.networks.showHost(parseHostArgument(target));
+        if (options.json === true) return printJson(io, shown);
+        io.stdout.write(describeHost(shown));
+      });
+    });
+
+  host
+    .command('rm')
+    .description('Remove a host with everything catalogued for it and its credentials.')
+    .argument('<host>', 'network/slug or inseam://network/slug')
+    .action(async (target: string, _options: unknown, command: Command) => {
+      const ref = parseHostArgument(target);
+      await withPlatform(command, io, async (platform) => {
+        await platform.networks.removeHost(ref);
+        io.stdout.write(`Removed host inseam://${ref.network}/${ref.host}/.\n`);
+      });
+    });
+
+  host
+    .command('kinds')
+    .description('List the kinds hosts can be.')
+    .option('--json', 'print the kinds as JSON')
+    .action(async (options: { readonly json?: boolean }, command: Command) => {
+      await withPlatform(command, io, async (platform) => {
+        const kinds = platform.kinds.list();
+        if (options.json === true) return printJson(io, kinds);
+        io.stdout.write(formatTable([['KIND', 'LABEL', 'CATEGORY', 'CAPABILITIES'], ...kinds.map((kind) => [kind.kind, kind.label, kind.category ?? '-', kind.capabilities.join(' ')])]));
+      });
+    });
+
+  host
+    .command('discover')
+    .description('List the sources installed packages offer to add (never added by themselves).')
+    .argument('<network>', 'the network slug')
+    .option('--json', 'print the sources as JSON')
+    .action(async (network: string, options: { readonly json?: boolean }, command: Command) => {
+      await withPlatform(command, io, async (platform) => {
+        const offered = await platform.networks.discoverable(network);
+        if (options.json === true) return printJson(io, offered);
+        io.stdout.write(
+          formatTable([
+            ['SOURCE', 'KIND', 'PACKAGE', 'STATE', 'DESCRIPTION'],
+            ...offered.map((item) => [item.source, item.kind, item.packageId, item.added ? 'added' : item.kindRegistered ? 'available' : 'kind missing', item.description]),
+          ]),
+        );
+      });
+    });
+}

@@ -1,0 +1,78 @@
+/**
+ * `sources[]` declarations of the loaded packages, and origin attribution.
+ *
+ * A package's `sources[]` entry declares a concrete host: `seed: "auto"` ones are created when a
+ * network is initialised; `seed: "discoverable"` ones are only offered (`NetworkService.
+ * discoverable`) and created when a person adds them. The manifest validator has already applied
+ * the trust gate (auto needs trusted or first-party, `${appRoot}` first-party).
+ *
+ * Attribution. A host is attributed to the package that declares a source with its slug and its
+ * kind. For a rooted `local` source the resolved root must match as well — the folder the host's
+ * root token names under the network's project root (or the app root) must be the folder the
+ * declaration's root names — so a person's own mount that merely reuses a declared slug is not
+ * attributed to the package. Roots are compared lexically, after parsing: `data/reports` and
+ * `data/reports` match, `data` and `data/reports` do not.
+ */
+import { parseRootToken } from '@inseam/connector-fs';
+import type { PackageTrust, SourceDeclaration } from '@neuralis/package-system/contracts';
+import type { PackageLoader } from '@neuralis/package-system/loader';
+import { join } from 'node:path';
+
+/** One `sources[]` entry of a loaded package. */
+export interface SourceOffer {
+  readonly packageId: string;
+  readonly trust: PackageTrust;
+  readonly declaration: SourceDeclaration;
+}
+
+/** Where root tokens lead, for one network. */
+export interface RootBases {
+  readonly projectRoot: string;
+  readonly appRoot: string;
+}
+
+/** Every `sources[]` entry of the loaded packages, by package id, in manifest order. */
+export function sourceOffers(loader: PackageLoader): SourceOffer[] {
+  return loader.listPackages().flatMap((loaded) => (loaded.manifest.sources ?? []).map((declaration) => ({ packageId: loaded.packageId, trust: loaded.trust, declaration })));
+}
+
+/** The host config a declaration seeds: its root, when it has one. */
+export function declaredConfig(declaration: SourceDeclaration): Record<string, unknown> {
+  return declaration.root === undefined ? {} : { root: declaration.root };
+}
+
+/** The folder a `local` root token names, lexically; null for a root that is not a valid token. */
+export function resolveLocalRoot(root: unknown, bases: RootBases): string | null {
+  let parsed;
+  try {
+    parsed = parseRootToken(root);
+  } catch {
+    return null;
+  }
+  const base = parsed.token === '${appRoot}' ? bases.appRoot : join(bases.projectRoot, parsed.token);
+  return join(base, ...parsed.subPath);
+}
+
+/**
+ * The package a host is attributed to, or null. With `declaredBy`, only that package's
+ * declarations are considered (a person adding a discoverable source); a host that no longer
+ * matches the declaration (another slug, kind or root) is not attributed.
+ */
+export function attributeHost(
+  host: { readonly slug: string; readonly kind: string; readonly config: Readonly<Record<string, unknown>> },
+  offers: readonly SourceOffer[],
+  bases: RootBases,
+  declaredBy?: string,
+): string | null {
+  for (const offer of offers) {
+    const { declaration } = offer;
+    if (declaredBy !== undefined && offer.packageId !== declaredBy) continue;
+    if (declaration.source !== host.slug || declaration.kind !== host.kind) continue;
+    if (declaration.kind === 'local' && declaration.root !== undefined) {
+      const declared = resolveLocalRoot(declaration.root, bases);
+      if (declared === null || declared !== resolveLocalRoot(host.config['root'], bases)) continue;
+    }
+    return offer.packageId;
+  }
+  return null;
+}

@@ -1,0 +1,436 @@
+/**
+ * Networks and their hosts.
+ *
+ * - `init(slug)` creates a network with its pad (host `pad`, the network's own bucket) and every
+ *   `seed: "auto"` source the loaded packages declare. A seed that cannot be created (its kind is
+ *   not registered, its config does not validate, it is owned per user or agent and so attached
+ *   per person later) is skipped and reported; the network is still created.
+ * - `discoverable(network)` lists `seed: "discoverable"` sources; they are never created by
+ *   themselves, only by `addDeclared` (a person adding one).
+ * - `addHost` validates everything before anything is written: the network, the slug (address
+ *   grammar, unused), the kind, the config against the kind's schema and its own rules, the scope
+ *   against the kind's dimensions, ownership, sync settings, the permission tree, private-origin
+ *   approvals, and credentials against the kind's AuthSpec fields. Any refusal leaves the store
+ *   exactly as it was. The host row is written in one transaction; credentials are stored
+ *   encrypted after it, and if that fails the host row is removed again. Credentials are never
+ *   echoed: views carry the names of the stored fields only.
+ * - `removeHost` stops its syncs, forgets its bindings, deletes its credentials, then the host
+ *   with everything catalogued for it (entries, content index, crawl runs, sync state).
+ */
+import { mkdir } from 'node:fs/promises';
+import type { AuthSpec, Description, Scope } from '@inseam/connector';
+import {
+  AlreadyExistsError,
+  InvalidArgumentError,
+  InvalidConfigError,
+  NotFoundError,
+  isConnectorError,
+  type OwnershipScope,
+  type PermissionTree,
+  type SourceSyncSettings,
+} from '@neuralis/package-system/contracts';
+import type { PackageLoader } from '@neuralis/package-system/loader';
+import { checkHostSlug, checkNetworkSlug, createAddress, formatAddress } from '../address/index.js';
+import { checkFieldValues, type HostCredentials } from '../credentials/index.js';
+import { checkPermissionTree } from '../fs/permissions.js';
+import type { EgressGate } from '../gate/index.js';
+import { hostCredentialRef, type HostDraft, type HostKinds } from '../platform/host-kinds.js';
+import type { PlatformPaths } from '../platform/data-dir.js';
+import { compileHostScope, validateScope } from '../scope/index.js';
+import type { HostInput, HostRecord, HostRef, NetworkRecord, Store } from '../store/index.js';
+import { attributeHost, declaredConfig, resolveLocalRoot, sourceOffers, type SourceOffer } from './declarations.js';
+import { checkOwnership, checkPrivateOrigins, checkSyncSettings, checkText } from './host-input.js';
+
+/** The slug of every network's pad. */
+export const PAD_SLUG = 'pad';
+
+const PAD_DESCRIPTION = "The network's own bucket, kept on this machine: a place for files that belong to no other host.";
+
+export interface AddHostInput {
+  readonly network: string;
+  readonly slug: string;
+  readonly kind: string;
+  /** Validated against the kind's configSchema. Never a credential. */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** Which entries are crawled (docs/scope.md); null or absent: the kind's default scope. */
+  readonly scope?: Scope | null;
+  /** Values for the AuthSpec's fields; stored encrypted, never echoed. */
+  readonly credentials?: Readonly<Record<string, string>>;
+  /** Default: the slug. */
+  readonly label?: string;
+  readonly description?: string;
+  /** Default: the kind's default ownership. */
+  readonly ownership?: OwnershipScope;
+  /** The user or agent id, for `user` or `agent` ownership. */
+  readonly ownerId?: string;
+  readonly sync?: SourceSyncSettings | null;
+  /** The host's permission tree; absent: the kind's default permissions apply. */
+  readonly permissions?: PermissionTree | null;
+  /** Declared origins the person approves although they resolve to private addresses. */
+  readonly privateOrigins?: readonly string[];
+  /** The package whose `sources[]` entry this host comes from (see attribution in declarations.ts). */
+  readonly declaredBy?: string;
+}
+
+/** A host as listings and `host show` present it: no secret, ever. */
+export interface HostView {
+  readonly network: string;
+  readonly slug: string;
+  /** The host root's global address, `inseam://{network}/{host}/`. */
+  readonly address: string;
+  readonly kind: string;
+  readonly label: string;
+  readonly description: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly scope: Scope | null;
+  readonly sync: SourceSyncSettings | null;
+  readonly permissions: PermissionTree | null;
+  /** The declaring package, or null when a person added the host. */
+  readonly origin: string | null;
+  readonly ownership: OwnershipScope;
+  readonly ownerId: string | null;
+  readonly privateOrigins: readonly string[];
+  readonly honoursOrder: boolean;
+  /** False when the host's kind is not registered (an orphan: its package is gone). */
+  readonly kindRegistered: boolean;
+  /** How the host authenticates and which credential fields are stored (names only); null for an orphan. */
+  readonly credentials: { readonly acquire: AuthSpec['acquire']['type']; readonly fields: readonly string[]; readonly stored: readonly string[] } | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface SkippedSeed {
+  readonly packageId: string;
+  readonly source: string;
+  readonly error: { readonly code: string; readonly message: string };
+}
+
+export interface NetworkInit {
+  readonly network: NetworkRecord;
+  /** The pad and the seeded hosts. */
+  readonly hosts: readonly HostView[];
+  readonly skipped: readonly SkippedSeed[];
+}
+
+/** A discoverable source, as the "add a source" surface offers it. */
+export interface DiscoverableSource {
+  readonly packageId: string;
+  readonly source: string;
+  readonly label: string;
+  readonly kind: string;
+  readonly description: string;
+  readonly root: string | null;
+  readonly ownership: OwnershipScope;
+  readonly kindRegistered: boolean;
+  /** A host attributed to this declaration exists in the network. */
+  readonly added: boolean;
+  readonly seeRequires: readonly string[];
+}
+
+export interface NetworkServiceOptions {
+  readonly store: Store;
+  readonly kinds: HostKinds;
+  readonly credentials: HostCredentials;
+  readonly loader: PackageLoader;
+  readonly gate: EgressGate;
+  readonly paths: PlatformPaths;
+  readonly appRoot: string;
+  /** Called after a host is stored (the platform schedules its syncs). */
+  readonly hostAdded?: (host: HostRecord) => Promise<void> | void;
+  /** Called before a host is deleted (the platform stops its syncs and bindings). */
+  readonly hostRemoving?: (ref: HostRef) => Promise<void> | void;
+}
+
+interface PreparedHost {
+  readonly input: HostInput;
+  readonly draft: HostDraft;
+  readonly auth: AuthSpec;
+  readonly credentials: Readonly<Record<string, string>> | null;
+}
+
+export class NetworkService {
+  readonly #o: NetworkServiceOptions;
+
+  constructor(options: NetworkServiceOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Creates a network with its pad and the auto-seeded sources. Throws `invalid_uri` for a bad
+   * slug, `already_exists` when the network exists, `unavailable` when the store fails (nothing
+   * of the network is left behind).
+   */
+  async init(slug: string, options: { readonly label?: string } = {}): Promise<NetworkInit> {
+    const network = checkNetworkSlug(slug);
+    const label = options.label === undefined ? network : checkText(options.label, 'label', { allowEmpty: false });
+    if ((await this.#o.store.networks.get(network)) !== null) throw new AlreadyExistsError(`A network "${network}" exists already; choose another slug.`, { details: { network } });
+    const planned: PreparedHost[] = [await this.#prepare({ network, slug: PAD_SLUG, kind: 'bucket', config: { provider: 'pad' }, label: 'Pad', description: PAD_DESCRIPTION }, { pad: true, networkStored: false })];
+    const skipped: SkippedSeed[] = [];
+    for (const offer of sourceOffers(this.#o.loader)) {
+      const { declaration } = offer;
+      if (declaration.seed !== 'auto') continue;
+      try {
+        if (planned.some((host) => host.draft.slug === declaration.source)) {
+          throw new AlreadyExistsError(`Another seeded source already uses the slug "${declaration.source}".`, { details: { host: declaration.source } });
+        }
+        if (declaration.scope !== 'project') {
+          throw new InvalidArgumentError(`Source "${declaration.source}" is owned per ${declaration.scope}; it is attached for each ${declaration.scope}, not seeded into the network.`, {
+            details: { argument: 'scope' },
+          });
+        }
+        planned.push(await this.#prepare(offerInput(network, offer), { pad: false, networkStored: false }));
+      } catch (error) {
+        if (!isConnectorError(error)) throw error;
+        skipped.push({ packageId: offer.packageId, source: declaration.source, error: { code: error.code, message: error.message } });
+      }
+    }
+    const record = await this.#o.store.networks.create({ slug: network, label });
+    const stored: HostRecord[] = [];
+    try {
+      for (const host of planned) stored.push(await this.#o.store.hosts.create(network, host.input));
+      await this.#prepareFolders(network, stored);
+    } catch (error) {
+      await this.#o.store.networks.delete(network).catch(() => undefined);
+      throw error;
+    }
+    for (const host of stored) await this.#o.hostAdded?.(host);
+    return { network: record, hosts: await Promise.all(stored.map((host) => this.#view(host))), skipped };
+  }
+
+  /** Every network, by slug. */
+  list(): Promise<NetworkRecord[]> {
+    return this.#o.store.networks.list();
+  }
+
+  /** The network. Throws `invalid_uri` for a bad slug and `not_found`. */
+  async get(slug: string): Promise<NetworkRecord> {
+    const network = await this.#o.store.networks.get(checkNetworkSlug(slug));
+    if (network === null) throw new NotFoundError(`There is no network "${slug}"; create it with \`inseam network init ${slug}\`.`, { details: { network: slug } });
+    return network;
+  }
+
+  /** The `seed: "discoverable"` sources of the loaded packages, for the network. */
+  async discoverable(network: string): Promise<DiscoverableSource[]> {
+    const hosts = await this.#o.store.hosts.list((await this.get(network)).slug);
+    return sourceOffers(this.#o.loader)
+      .filter((offer) => offer.declaration.seed === 'discoverable')
+      .map(({ packageId, declaration }) => ({
+        packageId,
+        source: declaration.source,
+        label: declaration.label,
+        kind: declaration.kind,
+        description: declaration.description,
+        root: declaration.root ?? null,
+        ownership: declaration.scope,
+        kindRegistered: this.#o.kinds.has(declaration.kind),
+        added: hosts.some((host) => host.origin === packageId && host.slug === declaration.source),
+        seeRequires: declaration.visibility?.seeRequires ?? [],
+      }));
+  }
+
+  /** Adds a host; see the module comment. Throws the typed error of the first check that fails. */
+  async addHost(input: AddHostInput): Promise<HostView> {
+    const prepared = await this.#prepare(input, { pad: false, networkStored: true });
+    const record = await this.#o.store.hosts.create(prepared.draft.network, prepared.input);
+    try {
+      const ref = hostCredentialRef(record);
+      // A host of the same name removed earlier must not hand its grants to this one.
+      await this.#o.credentials.remove(ref);
+      if (prepared.credentials !== null) await this.#o.credentials.setFields(ref, prepared.auth, prepared.credentials);
+      await this.#prepareFolders(record.network, [record]);
+    } catch (error) {
+      await this.#o.store.hosts.delete({ network: record.network, host: record.slug }).catch(() => undefined);
+      throw error;
+    }
+    await this.#o.hostAdded?.(record);
+    return this.#view(record);
+  }
+
+  /**
+   * Adds a declared source (usually a discoverable one) with the declaration's fields, `overrides`
+   * taking precedence. Throws `not_found` when the package declares no such source, then as addHost.
+   */
+  async addDeclared(network: string, packageId: string, source: string, overrides: Partial<Omit<AddHostInput, 'network' | 'declaredBy'>> = {}): Promise<HostView> {
+    const offer = sourceOffers(this.#o.loader).find((item) => item.packageId === packageId && item.declaration.source === source);
+    if (offer === undefined) throw new NotFoundError(`Package "${packageId}" declares no source "${source}".`, { details: { packageId, source } });
+    return this.addHost({ ...offerInput(network, offer), ...overrides, network, declaredBy: packageId });
+  }
+
+  /** The network's hosts, by slug. Throws `not_found` for an unknown network. */
+  async listHosts(network: string): Promise<HostView[]> {
+    const hosts = await this.#o.store.hosts.list((await this.get(network)).slug);
+    return Promise.all(hosts.map((host) => this.#view(host)));
+  }
+
+  /** The stored host record. Throws `invalid_uri` for bad slugs and `not_found`. */
+  async hostRecord(ref: HostRef): Promise<HostRecord> {
+    const network = checkNetworkSlug(ref.network);
+    const host = checkHostSlug(ref.host);
+    const record = await this.#o.store.hosts.get({ network, host });
+    if (record === null) {
+      await this.get(network);
+      throw new NotFoundError(`Network "${network}" has no host "${host}".`, { details: { network, host } });
+    }
+    return record;
+  }
+
+  /** One host, without secrets. Throws as hostRecord. */
+  async showHost(ref: HostRef): Promise<HostView> {
+    return this.#view(await this.hostRecord(ref));
+  }
+
+  /** Removes a host with its catalog, credentials and schedule. Throws as hostRecord; the pad is `invalid_argument`. */
+  async removeHost(ref: HostRef): Promise<void> {
+    const record = await this.hostRecord(ref);
+    if (isPad(record)) {
+      throw new InvalidArgumentError(`"${PAD_SLUG}" is network "${record.network}"'s own bucket and stays with the network.`, { details: { network: record.network, host: record.slug } });
+    }
+    const stored = { network: record.network, host: record.slug };
+    await this.#o.hostRemoving?.(stored);
+    await this.#o.credentials.remove(hostCredentialRef(record));
+    await this.#o.store.hosts.delete(stored);
+  }
+
+  async #prepare(input: AddHostInput, mode: { readonly pad: boolean; readonly networkStored: boolean }): Promise<PreparedHost> {
+    const network = checkNetworkSlug(input.network);
+    if (mode.networkStored) await this.get(network);
+    const slug = checkHostSlug(input.slug);
+    const kind = this.#o.kinds.get(input.kind);
+    if (!mode.pad && input.kind === 'bucket' && input.config?.['provider'] === 'pad') {
+      throw new InvalidConfigError(`Invalid source config: provider "pad" is the network's own bucket, host "${PAD_SLUG}", made with the network; add s3 or r2 buckets here.`, {
+        details: { fields: ['provider'] },
+      });
+    }
+    const config = this.#o.kinds.validateConfig(kind.kind, input.config ?? {});
+    const { ownership, ownerId } = checkOwnership(input.ownership, input.ownerId, kind);
+    const privateOrigins = input.privateOrigins === undefined ? [] : checkPrivateOrigins(input.privateOrigins);
+    const draft: HostDraft = { network, slug, kind: kind.kind, config, ownership, ownerId, privateOrigins };
+    // Refuses a config that sets a field the platform owns (a pad's path).
+    this.#o.kinds.openConfig(draft);
+    const description = await this.#o.kinds.describe(draft);
+    const scope = input.scope === undefined || input.scope === null ? null : validateScope(input.scope, description);
+    compileHostScope(description, scope ?? undefined);
+    const sync = input.sync === undefined || input.sync === null ? null : checkSyncSettings(input.sync);
+    const permissions = input.permissions === undefined || input.permissions === null ? null : checkPermissionTree(input.permissions);
+    if (privateOrigins.length > 0) {
+      // The gate compiles the approvals against the declared origins, refusing any that is not one.
+      this.#o.gate.forHost({ hostId: `${network}/${slug}`, auth: description.auth, credentials: { fields: async () => ({}) }, allowPrivateOrigins: privateOrigins });
+    }
+    const credentials = checkCredentials(input.credentials, description);
+    const label = input.label === undefined ? slug : checkText(input.label, 'label', { allowEmpty: false });
+    const text = input.description === undefined ? '' : checkText(input.description, 'description', { allowEmpty: true });
+    if (mode.networkStored && (await this.#o.store.hosts.get({ network, host: slug })) !== null) {
+      throw new AlreadyExistsError(`Network "${network}" has a host "${slug}" already; choose another slug.`, { details: { network, host: slug } });
+    }
+    const origin = attributeHost({ slug, kind: kind.kind, config }, sourceOffers(this.#o.loader), this.#bases(network), input.declaredBy);
+    const hostInput: HostInput = {
+      slug,
+      kind: kind.kind,
+      label,
+      description: text,
+      config,
+      scope,
+      sync,
+      permissions,
+      origin,
+      ownership,
+      ownerId,
+      privateOrigins,
+      honoursOrder: false,
+    };
+    return { input: hostInput, draft, auth: description.auth, credentials };
+  }
+
+  /** The network's folder and pad, and the folders of `local` hosts rooted in the project. */
+  async #prepareFolders(network: string, hosts: readonly HostRecord[]): Promise<void> {
+    await mkdir(this.#o.paths.networkRoot(network), { recursive: true, mode: 0o700 });
+    for (const host of hosts) {
+      if (isPad(host)) await mkdir(this.#o.paths.padDir(network), { recursive: true, mode: 0o700 });
+      const root = host.config['root'];
+      if (host.kind !== 'local' || typeof root !== 'string' || root.startsWith('${')) continue;
+      const folder = resolveLocalRoot(root, this.#bases(network));
+      if (folder !== null) await mkdir(folder, { recursive: true, mode: 0o700 });
+    }
+  }
+
+  #bases(network: string): { projectRoot: string; appRoot: string } {
+    return { projectRoot: this.#o.paths.networkRoot(network), appRoot: this.#o.appRoot };
+  }
+
+  async #view(record: HostRecord): Promise<HostView> {
+    let credentials: HostView['credentials'] = null;
+    const registered = this.#o.kinds.has(record.kind);
+    if (registered) {
+      try {
+        const auth = (await this.#o.kinds.describe(record)).auth;
+        const fields = (auth.fields ?? []).map((field) => field.name);
+        const stored = fields.length === 0 ? [] : Object.keys(await this.#o.credentials.source(hostCredentialRef(record), auth).fields());
+        credentials = { acquire: auth.acquire.type, fields, stored };
+      } catch (error) {
+        if (!isConnectorError(error)) throw error;
+      }
+    }
+    return {
+      network: record.network,
+      slug: record.slug,
+      address: formatAddress(createAddress({ network: record.network, host: record.slug, segments: [] })),
+      kind: record.kind,
+      label: record.label,
+      description: record.description,
+      config: record.config,
+      scope: record.scope,
+      sync: record.sync,
+      permissions: record.permissions,
+      origin: record.origin,
+      ownership: record.ownership,
+      ownerId: record.ownerId,
+      privateOrigins: record.privateOrigins,
+      honoursOrder: record.honoursOrder,
+      kindRegistered: registered,
+      credentials,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+    };
+  }
+}
+
+function isPad(host: Pick<HostRecord, 'slug' | 'kind' | 'config'>): boolean {
+  return host.slug === PAD_SLUG && host.kind === 'bucket' && host.config['provider'] === 'pad';
+}
+
+function offerInput(network: string, offer: SourceOffer): AddHostInput {
+  const { declaration } = offer;
+  return {
+    network,
+    slug: declaration.source,
+    kind: declaration.kind,
+    config: declaredConfig(declaration),
+    label: declaration.label,
+    description: declaration.description,
+    ownership: declaration.scope,
+    ...(declaration.sync === undefined ? {} : { sync: declaration.sync }),
+    ...(declaration.permissions === undefined ? {} : { permissions: declaration.permissions }),
+    declaredBy: offer.packageId,
+  };
+}
+
+/**
+ * The credential values to store, or null for none. Every declared field is required for static
+ * and exchange acquisition (the gate cannot fill a template without them); OAuth 2 hosts may be
+ * added without fields and authorized afterwards. Unknown names are refused. Throws
+ * `invalid_argument` naming the fields, never a value.
+ */
+function checkCredentials(values: Readonly<Record<string, string>> | undefined, description: Description): Readonly<Record<string, string>> | null {
+  const fields = description.auth.fields ?? [];
+  const given = values ?? {};
+  const acquire = description.auth.acquire.type;
+  if (Object.keys(given).length === 0 && (fields.length === 0 || acquire === 'oauth2')) return null;
+  try {
+    return checkFieldValues(fields, given);
+  } catch (error) {
+    if (isConnectorError(error) && fields.length === 0) {
+      throw new InvalidArgumentError(`Hosts of kind "${description.kind}" take no credentials; leave them out.`, { details: { fields: Object.keys(given) } });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import * as network from '../network/index.js';
+import * as search from '../search/index.js';
+import * as platform from './index.js';
+
+describe('the platform, network and search subpaths', () => {
+  it('export exactly their named API', () => {
+    expect(Object.keys(platform).sort()).toEqual(
+      ['BUILTIN_PACKAGES', 'DATA_DIR_ENV', 'DEFAULT_EGRESS_LOG_SIZE', 'EgressLog', 'FALLBACK_PERMISSIONS', 'HostKinds', 'Platform', 'PlatformPaths', 'builtinPackages', 'hostCredentialRef', 'installRoot', 'installedPackageFolder', 'openPlatform', 'resolveDataDir'].sort(),
+    );
+    expect(Object.keys(network).sort()).toEqual(
+      ['MAX_DESCRIPTION_LENGTH', 'MAX_LABEL_LENGTH', 'NetworkService', 'PAD_SLUG', 'attributeHost', 'checkOwnership', 'checkPrivateOrigins', 'checkSyncSettings', 'checkText', 'declaredConfig', 'resolveLocalRoot', 'sourceOffers'].sort(),
+    );
+    expect(Object.keys(search).sort()).toEqual(['DEFAULT_SEARCH_LIMIT', 'MAX_SCAN', 'MAX_SEARCH_LIMIT', 'SearchService', 'parseWhere', 'typeWhere'].sort());
+  });
+});

@@ -1,0 +1,470 @@
+/**
+ * The kinds a network's hosts can be: the built-ins (fs, local, bucket) from their first-party
+ * packages, and sandboxed kinds through the sandbox adapter. For each kind it gives the metadata
+ * forms and validation read, the host `Connector` the crawler drives, and the `ConnectorPort`
+ * the filesystem surface uses.
+ *
+ * Metadata lives in the package loader's SourceKindRegistry (sandboxed kinds are registered
+ * there too), so config validation has one source of truth.
+ *
+ * Ports. A source slug is unique only inside one network, so each network has its own
+ * ConnectorRegistry over the one loader; `fs` and `local` are registered there with the
+ * loader's own runtimes (capability cross-check, provenance stamp, exec entry guard). `bucket`
+ * gets a platform runtime: S3 and R2 ports send through the egress gate, bound to the host's
+ * AuthSpec and stored credential (`redirects: 'return'`, the bucket's EgressPort contract), and
+ * the instance is still cross-checked against the declared capabilities. Swapping a built-in
+ * package at run time does not reach the per-network registries (built-ins are not swapped).
+ *
+ * Platform-owned config. A pad's `path` is the network's pad folder and is filled in when a host
+ * is opened, never stored, so a data directory can move; a config that sets it is refused.
+ * `local` roots resolve under the network's project root; `${appRoot}` is the inseam install
+ * folder (or INSEAM_APP_ROOT, which the loader-run `local` factory reads).
+ */
+import type { AuthSpec, Connector, Description, EgressPort } from '@inseam/connector';
+import { createBucketHost, createBucketPort } from '@inseam/connector-bucket';
+import { createFsHost, describeFolder } from '@inseam/connector-fs';
+import { createLocalHost } from '@inseam/connector-local';
+import {
+  ConnectorFailedError,
+  InvalidConfigError,
+  KindNotRegisteredError,
+  UnavailableError,
+  type ConfigSchema,
+  type ConnectorCapability,
+  type ConnectorFactoryContext,
+  type ConnectorPort,
+  type OwnershipScope,
+  type PermissionTree,
+} from '@neuralis/package-system/contracts';
+import { checkConnectorCapabilities, type PackageLoader } from '@neuralis/package-system/loader';
+import { ConnectorRegistry, type ConnectorKindRuntime, type SourceKindMetadata, type ValidatedBindingRequest } from '@neuralis/package-system/registry';
+import { agentScope, projectScope, userScope, type HostCredentials, type HostRef as CredentialHostRef } from '../credentials/index.js';
+import type { CrawlTarget } from '../crawl/index.js';
+import type { EgressGate } from '../gate/index.js';
+import { SANDBOX_PACKAGE_ID, sandboxedSourceKind, type SandboxHost, type SandboxLimits, type SandboxedSourcePort } from '../sandbox/index.js';
+import type { HostRecord, HostRef } from '../store/index.js';
+import { compilePermissions, unionBaselines, type CompiledPermissions } from '../fs/permissions.js';
+import type { PlatformPaths } from './data-dir.js';
+
+/** What forms, validation and listings show about a kind. */
+export interface HostKindMetadata {
+  readonly kind: string;
+  readonly label: string;
+  readonly category: string | null;
+  readonly description: string;
+  readonly configSchema: ConfigSchema;
+  /** The port's capabilities, as declared. */
+  readonly capabilities: readonly ConnectorCapability[];
+  readonly providerPackageId: string;
+  readonly sandboxed: boolean;
+  /** Seeds a host's permission tree when the host sets none. */
+  readonly defaultPermissions: PermissionTree | null;
+  readonly defaultOwnership: OwnershipScope;
+  readonly allowedOwnership: readonly OwnershipScope[];
+}
+
+/** A host as far as opening it goes: a stored record, or one being validated before it is stored. */
+export type HostDraft = Pick<HostRecord, 'network' | 'slug' | 'kind' | 'config' | 'ownership' | 'ownerId' | 'privateOrigins'>;
+
+/** A stored host with what the crawler reads from its record. */
+export type OpenableHost = HostDraft & Pick<HostRecord, 'id' | 'updatedAt' | 'scope' | 'sync' | 'honoursOrder'>;
+
+export interface SandboxedKindSpec {
+  /** The module's text, as it passed the trial. */
+  readonly source: string;
+  /** The description the trial validated. */
+  readonly description: Description;
+  /** Closed draft-07 schema of a host's config (what createConnector receives). */
+  readonly configSchema: ConfigSchema;
+  readonly name?: string;
+  readonly limits?: Partial<SandboxLimits>;
+}
+
+export interface HostKindsOptions {
+  readonly loader: PackageLoader;
+  readonly gate: EgressGate;
+  readonly credentials: HostCredentials;
+  readonly paths: PlatformPaths;
+  /** The `${appRoot}` root token's folder. */
+  readonly appRoot: string;
+  /** The sandbox host, started on first use. */
+  readonly sandbox: () => SandboxHost;
+}
+
+/** How one kind opens hosts; every method receives the host and the network's folders. */
+interface KindDriver {
+  /** The config with platform-owned fields filled in. Throws `invalid_config` when the stored config sets one. */
+  openConfig(host: HostDraft): Readonly<Record<string, unknown>>;
+  describe(host: HostDraft): Promise<Description>;
+  openHost(host: HostDraft): Promise<Connector>;
+  /** The runtime registered in a network's ConnectorRegistry. */
+  portRuntime(network: string): ConnectorKindRuntime;
+}
+
+interface OpenedHost {
+  readonly version: string;
+  readonly connector: Connector;
+}
+
+/** The tree of a host whose kind declares no default permissions: read only. */
+export const FALLBACK_PERMISSIONS: PermissionTree = Object.freeze({ default: Object.freeze({ read: true, write: false, exec: false }) });
+
+const UNBOUND_EGRESS: EgressPort = {
+  fetch: () => Promise.reject(new UnavailableError('The host cannot reach the network yet: it was opened only to be described, or is still loading.')),
+};
+
+/** The credential store's reference for a host: the scope of its owner, and its slug. */
+export function hostCredentialRef(host: Pick<HostRecord, 'network' | 'slug' | 'ownership' | 'ownerId'>): CredentialHostRef {
+  const scope =
+    host.ownership === 'user' ? userScope(host.network, host.ownerId ?? '') : host.ownership === 'agent' ? agentScope(host.network, host.ownerId ?? '') : projectScope(host.network);
+  return { scope, host: host.slug };
+}
+
+function key(ref: { readonly network: string; readonly slug: string }): string {
+  return `${ref.network}/${ref.slug}`;
+}
+
+function versionOf(host: OpenableHost): string {
+  return `${host.id}@${host.updatedAt}`;
+}
+
+export class HostKinds {
+  readonly #o: HostKindsOptions;
+  readonly #drivers = new Map<string, KindDriver>();
+  readonly #registries = new Map<string, ConnectorRegistry>();
+  /** The hosts a port runtime may be asked to bind, by network/slug (the registry hands a runtime only the slug). */
+  readonly #bindable = new Map<string, HostDraft>();
+  readonly #portVersions = new Map<string, string>();
+  readonly #opened = new Map<string, OpenedHost>();
+  readonly #sandboxedPorts = new Map<string, SandboxedSourcePort>();
+
+  constructor(options: HostKindsOptions) {
+    this.#o = options;
+    this.#drivers.set('fs', this.#folderDriver('fs'));
+    this.#drivers.set('local', this.#folderDriver('local'));
+    this.#drivers.set('bucket', this.#bucketDriver());
+  }
+
+  /** Every kind with a registered driver, by kind. */
+  list(): HostKindMetadata[] {
+    return [...this.#drivers.keys()]
+      .sort()
+      .filter((kind) => this.#o.loader.sourceKinds.has(kind))
+      .map((kind) => this.get(kind));
+  }
+
+  has(kind: string): boolean {
+    return this.#drivers.has(kind) && this.#o.loader.sourceKinds.has(kind);
+  }
+
+  /** A kind's metadata. Throws `kind_not_registered`. */
+  get(kind: string): HostKindMetadata {
+    const metadata = this.#o.loader.sourceKinds.get(kind);
+    if (metadata === undefined || !this.#drivers.has(kind)) throw new KindNotRegisteredError(kind);
+    return toMetadata(metadata);
+  }
+
+  /**
+   * Validates a config against the kind's configSchema (defaults filled). Throws
+   * `kind_not_registered`, and `invalid_config` naming every bad field.
+   */
+  validateConfig(kind: string, config: unknown): Readonly<Record<string, unknown>> {
+    this.get(kind);
+    return this.#o.loader.sourceKinds.validateConfig(kind, config);
+  }
+
+  /**
+   * Registers a sandboxed kind (a connector module that passed the trial and a person approved).
+   * Throws `description_invalid`, `already_exists` when a package already provides the kind, and
+   * `manifest_invalid` for a config schema that is not closed.
+   */
+  registerSandboxed(spec: SandboxedKindSpec): HostKindMetadata {
+    const template = sandboxedSourceKind({ ...spec, host: this.#o.sandbox(), egressFor: () => UNBOUND_EGRESS });
+    this.#o.loader.sourceKinds.register(template.registration);
+    const driver = this.#sandboxedDriver(spec);
+    this.#drivers.set(template.kind, driver);
+    for (const [network, registry] of this.#registries) registry.registerKind(driver.portRuntime(network));
+    return this.get(template.kind);
+  }
+
+  /**
+   * A host's permission tree, compiled: its own tree, else its kind's `defaultPermissions`, else
+   * read only (FALLBACK_PERMISSIONS); package URI policy baselines are unioned on top.
+   */
+  permissionsOf(host: Pick<HostRecord, 'kind' | 'permissions'>, baselines: readonly PermissionTree[] = []): CompiledPermissions {
+    const own = host.permissions ?? this.#o.loader.sourceKinds.get(host.kind)?.defaultPermissions ?? FALLBACK_PERMISSIONS;
+    return compilePermissions(unionBaselines(own, baselines));
+  }
+
+  /** The config a host is opened with. Throws `kind_not_registered` or `invalid_config`. */
+  openConfig(host: HostDraft): Readonly<Record<string, unknown>> {
+    return this.#driver(host.kind).openConfig(host);
+  }
+
+  /** The host's description (kind, capabilities, auth, dimensions) for its config. */
+  describe(host: HostDraft): Promise<Description> {
+    return this.#driver(host.kind).describe(host);
+  }
+
+  /** The host Connector of a stored host, opened once and reused until the record changes. */
+  async openHost(host: OpenableHost): Promise<Connector> {
+    const opened = this.#opened.get(key(host));
+    if (opened !== undefined && opened.version === versionOf(host)) return opened.connector;
+    if (opened !== undefined) disposeConnector(opened.connector);
+    const connector = await this.#driver(host.kind).openHost(host);
+    this.#opened.set(key(host), { version: versionOf(host), connector });
+    return connector;
+  }
+
+  /**
+   * The ConnectorPort of a stored host, bound in its network's registry (re-bound when the record
+   * changed). Throws what ConnectorRegistry.bindSource throws: `kind_not_registered`,
+   * `orphan_source`, `invalid_config`, `connector_failed`, `capability_mismatch`, …
+   */
+  async openPort(host: OpenableHost): Promise<ConnectorPort> {
+    const registry = this.#registry(host.network);
+    const version = versionOf(host);
+    if (this.#portVersions.get(key(host)) === version) {
+      try {
+        return registry.resolveBySource(host.slug);
+      } catch {
+        // A failed or detached binding is bound again below.
+      }
+    }
+    this.#bindable.set(key(host), host);
+    const port = await registry.bindSource({
+      source: host.slug,
+      kind: host.kind,
+      config: this.openConfig(host),
+      scope: host.ownership,
+      projectRoot: this.#o.paths.networkRoot(host.network),
+    });
+    this.#portVersions.set(key(host), version);
+    return port;
+  }
+
+  /** What the crawler needs to crawl a stored host. */
+  async crawlTarget(host: OpenableHost): Promise<CrawlTarget> {
+    const connector = await this.openHost(host);
+    return {
+      ref: { network: host.network, host: host.slug },
+      connector,
+      description: connector.describe(),
+      scope: host.scope,
+      sync: host.sync,
+      honoursOrder: host.honoursOrder,
+    };
+  }
+
+  /** Drops what was opened for a host (its host Connector and its port binding). */
+  forget(ref: HostRef): void {
+    const id = `${ref.network}/${ref.host}`;
+    const opened = this.#opened.get(id);
+    if (opened !== undefined) disposeConnector(opened.connector);
+    this.#opened.delete(id);
+    this.#bindable.delete(id);
+    this.#portVersions.delete(id);
+    this.#registries.get(ref.network)?.unbindSource(ref.host);
+    this.#sandboxedPorts.get(id)?.dispose();
+    this.#sandboxedPorts.delete(id);
+  }
+
+  /** Disposes every opened host and sandboxed port. */
+  close(): void {
+    for (const opened of this.#opened.values()) disposeConnector(opened.connector);
+    this.#opened.clear();
+    for (const port of this.#sandboxedPorts.values()) port.dispose();
+    this.#sandboxedPorts.clear();
+    this.#registries.clear();
+  }
+
+  #driver(kind: string): KindDriver {
+    const driver = this.#drivers.get(kind);
+    if (driver === undefined || !this.#o.loader.sourceKinds.has(kind)) throw new KindNotRegisteredError(kind);
+    return driver;
+  }
+
+  #registry(network: string): ConnectorRegistry {
+    let registry = this.#registries.get(network);
+    if (registry === undefined) {
+      registry = new ConnectorRegistry(this.#o.loader.sourceKinds);
+      for (const [kind, driver] of this.#drivers) {
+        if (this.#o.loader.sourceKinds.has(kind)) registry.registerKind(driver.portRuntime(network));
+      }
+      this.#registries.set(network, registry);
+    }
+    return registry;
+  }
+
+  #bindableHost(network: string, source: string): HostDraft {
+    const host = this.#bindable.get(`${network}/${source}`);
+    if (host === undefined) throw new UnavailableError(`Host "${source}" of network "${network}" is not open; open it through the platform.`);
+    return host;
+  }
+
+  #egress(host: HostDraft, auth: AuthSpec, redirects: 'follow' | 'return'): EgressPort {
+    return this.#o.gate.forHost({
+      hostId: key(host),
+      auth,
+      credentials: this.#o.credentials.source(hostCredentialRef(host), auth),
+      allowPrivateOrigins: host.privateOrigins,
+      redirects,
+    });
+  }
+
+  #factoryContext(host: HostDraft, packageId: string): ConnectorFactoryContext {
+    return {
+      packageId,
+      packageRoot: this.#o.loader.getPackage(packageId)?.root ?? this.#o.paths.networkRoot(host.network),
+      source: host.slug,
+      config: this.openConfig(host),
+      projectRoot: this.#o.paths.networkRoot(host.network),
+      scope: host.ownership,
+    };
+  }
+
+  #folderDriver(kind: 'fs' | 'local'): KindDriver {
+    const packageId = this.#packageOf(kind);
+    return {
+      openConfig: (host) => host.config,
+      describe: async () => describeFolder(kind),
+      openHost: async (host) => {
+        const context = this.#factoryContext(host, packageId);
+        return kind === 'fs' ? createFsHost(context) : createLocalHost(context, { appRoot: this.#o.appRoot });
+      },
+      portRuntime: () => this.#o.loader.connectors.runtimeOf(kind),
+    };
+  }
+
+  #bucketDriver(): KindDriver {
+    const packageId = this.#packageOf('bucket');
+    const openConfig = (host: HostDraft): Readonly<Record<string, unknown>> => {
+      if (host.config['provider'] !== 'pad') return host.config;
+      if (host.config['path'] !== undefined) {
+        throw new InvalidConfigError('Invalid source config: field "path" is set by inseam for a pad (the network\'s own folder); leave it out.', {
+          details: { fields: ['path'] },
+        });
+      }
+      return { ...host.config, path: this.#o.paths.padDir(host.network) };
+    };
+    const remote = (host: HostDraft): boolean => host.config['provider'] !== 'pad';
+    const describe = async (host: HostDraft): Promise<Description> => (await createBucketHost(openConfig(host), { egress: UNBOUND_EGRESS })).describe();
+    return {
+      openConfig,
+      describe,
+      openHost: async (host) => {
+        if (!remote(host)) return createBucketHost(openConfig(host));
+        // The gate is bound to what the host declares, which needs the host first.
+        const egress = lazyEgress();
+        const connector = await createBucketHost(openConfig(host), { egress: egress.port });
+        egress.bind(this.#egress(host, connector.describe().auth, 'return'));
+        return connector;
+      },
+      portRuntime: (network) => {
+        const runtime = this.#o.loader.connectors.runtimeOf('bucket');
+        return {
+          kind: 'bucket',
+          packageId: runtime.packageId,
+          trust: runtime.trust,
+          entry: runtime.entry,
+          instantiate: async (request: ValidatedBindingRequest) => {
+            const host = { ...this.#bindableHost(network, request.source), config: request.config };
+            const egress = remote(host) ? this.#egress(host, (await describe(host)).auth, 'return') : UNBOUND_EGRESS;
+            let port: ConnectorPort;
+            try {
+              port = await createBucketPort(
+                { packageId, packageRoot: this.#o.loader.getPackage(packageId)?.root ?? '', source: request.source, config: request.config, ...(request.projectRoot === undefined ? {} : { projectRoot: request.projectRoot }), scope: request.scope },
+                { egress },
+              );
+            } catch (cause) {
+              throw new ConnectorFailedError(`The factory of kind "bucket" threw while binding source "${request.source}".`, { cause, details: { kind: 'bucket', source: request.source } });
+            }
+            checkConnectorCapabilities(port, runtime.entry);
+            return port;
+          },
+        };
+      },
+    };
+  }
+
+  #sandboxedDriver(spec: SandboxedKindSpec): KindDriver {
+    const load = (host: HostDraft, egress: EgressPort) =>
+      this.#o.sandbox().load({ source: spec.source, label: key(host), config: host.config, egress, ...(spec.limits === undefined ? {} : { limits: spec.limits }) });
+    return {
+      openConfig: (host) => host.config,
+      // The module itself says what a config means (its origins follow its base URL, say); loading it also runs its own config checks.
+      describe: async (host) => {
+        const connector = await load(host, UNBOUND_EGRESS);
+        try {
+          return connector.describe();
+        } finally {
+          connector.dispose();
+        }
+      },
+      openHost: async (host) => {
+        const egress = lazyEgress();
+        const connector = await load(host, egress.port);
+        egress.bind(this.#egress(host, connector.describe().auth, 'follow'));
+        return connector;
+      },
+      portRuntime: (network) => {
+        const pending = new Map<string, ReturnType<typeof lazyEgress>>();
+        const { runtime } = sandboxedSourceKind({
+          ...spec,
+          host: this.#o.sandbox(),
+          egressFor: ({ source }) => {
+            const egress = lazyEgress();
+            pending.set(source, egress);
+            return egress.port;
+          },
+        });
+        return {
+          ...runtime,
+          instantiate: async (request) => {
+            const port = (await runtime.instantiate(request)) as SandboxedSourcePort;
+            pending.get(request.source)?.bind(this.#egress(this.#bindableHost(network, request.source), port.description.auth, 'follow'));
+            pending.delete(request.source);
+            const id = `${network}/${request.source}`;
+            this.#sandboxedPorts.get(id)?.dispose();
+            this.#sandboxedPorts.set(id, port);
+            return port;
+          },
+        };
+      },
+    };
+  }
+
+  #packageOf(kind: string): string {
+    return this.#o.loader.sourceKinds.get(kind)?.providerPackageId ?? SANDBOX_PACKAGE_ID;
+  }
+}
+
+/**
+ * An EgressPort for a connector whose AuthSpec is known only once it is loaded: requests before
+ * `bind` are refused, after it they go to the gate bound to what the connector declared.
+ */
+function lazyEgress(): { readonly port: EgressPort; bind(egress: EgressPort): void } {
+  let bound = UNBOUND_EGRESS;
+  return { port: { fetch: (request) => bound.fetch(request) }, bind: (egress) => (bound = egress) };
+}
+
+function disposeConnector(connector: Connector): void {
+  const dispose = (connector as { dispose?: unknown }).dispose;
+  if (typeof dispose === 'function') (dispose as () => void).call(connector);
+}
+
+function toMetadata(metadata: SourceKindMetadata): HostKindMetadata {
+  return Object.freeze({
+    kind: metadata.kind,
+    label: metadata.label,
+    category: metadata.category ?? null,
+    description: metadata.description ?? '',
+    configSchema: metadata.configSchema,
+    capabilities: metadata.capabilities,
+    providerPackageId: metadata.providerPackageId,
+    sandboxed: metadata.providerPackageId === SANDBOX_PACKAGE_ID,
+    defaultPermissions: metadata.defaultPermissions ?? null,
+    defaultOwnership: metadata.defaultScope,
+    allowedOwnership: metadata.allowedScopes,
+  });
+}

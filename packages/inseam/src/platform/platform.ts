@@ -1,0 +1,259 @@
+/**
+ * The platform: one data directory and everything that works on it, assembled in one place.
+ *
+ *   const platform = await openPlatform({ dataDir });
+ *   await platform.networks.init('home');
+ *   await platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: '/srv/notes' } });
+ *   const run = await (await platform.sync({ network: 'home', host: 'notes' })).result;
+ *   await platform.search.search('meeting', { network: 'home' });
+ *   await platform.close();
+ *
+ * What it owns: the embedded store (`<dataDir>/inseam.db`), the master key (INSEAM_MASTER_KEY,
+ * else `<dataDir>/master.key`, made at first start), the credential store in the same database,
+ * the egress gate, the sandbox host (started on first use), the package loader with the built-in
+ * connector packages loaded first-party, the host kinds, the network service, the catalog, the
+ * crawler, the sync scheduler and search.
+ *
+ * Syncing on a schedule starts only with `startSync()` (the server does; a CLI command does
+ * not). `close()` stops the scheduler, pauses running crawls at their next batch boundary (each
+ * resumes from its checkpoint later), disposes the connectors, stops the sandbox and closes the
+ * gate and the database, in that order; nothing committed is lost.
+ */
+import { addressFromSourceUri } from '../address/index.js';
+import { Catalog } from '../catalog/index.js';
+import { CredentialStore, HostCredentials, PackageCredentials, SqliteCredentialRecordStore, loadMasterKey, type MasterKey } from '../credentials/index.js';
+import { Crawler, SyncScheduler, type CrawlHandle, type CrawlerOptions, type SyncOptions, type SyncSchedulerOptions } from '../crawl/index.js';
+import { createEgressGate, type EgressGate, type EgressGateOptions } from '../gate/index.js';
+import { NetworkService } from '../network/index.js';
+import { SandboxHost, type SandboxHostOptions } from '../sandbox/index.js';
+import { SearchService } from '../search/index.js';
+import { SqliteStore, type HostRecord, type HostRef } from '../store/index.js';
+import { APP_ROOT_ENV } from '@inseam/connector-local';
+import type { CredentialDeclaration, SessionContext } from '@neuralis/package-system/contracts';
+import { PackageLoader } from '@neuralis/package-system/loader';
+import { PlatformPaths, resolveDataDir, type PlatformEnv } from './data-dir.js';
+import { EgressLog } from './egress-log.js';
+import { HostKinds } from './host-kinds.js';
+import { builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
+
+export interface OpenPlatformOptions {
+  /** The data directory (the CLI's `--data`); see resolveDataDir for the defaults. */
+  readonly dataDir?: string;
+  /** Where INSEAM_DATA_DIR, XDG_DATA_HOME, HOME and INSEAM_MASTER_KEY are read. Default `process.env`. */
+  readonly env?: PlatformEnv;
+  /** Packages loaded after the built-ins, with the trust their installer gives them. */
+  readonly packages?: readonly PackageSpec[];
+  readonly crawler?: Omit<CrawlerOptions, 'store'>;
+  readonly scheduler?: Omit<SyncSchedulerOptions, 'crawler'>;
+  readonly gate?: Omit<EgressGateOptions, 'recorder'>;
+  readonly sandbox?: SandboxHostOptions;
+}
+
+interface PlatformParts {
+  readonly paths: PlatformPaths;
+  readonly appRoot: string;
+  readonly store: SqliteStore;
+  readonly masterKey: MasterKey['source'];
+  readonly credentialStore: CredentialStore;
+  readonly packageCredentials: PackageCredentials;
+  readonly gate: EgressGate;
+  readonly egressLog: EgressLog;
+  readonly loader: PackageLoader;
+  readonly sandboxOptions: SandboxHostOptions;
+}
+
+export class Platform {
+  readonly paths: PlatformPaths;
+  /** The `${appRoot}` root token's folder. */
+  readonly appRoot: string;
+  readonly store: SqliteStore;
+  /** Where the master key came from: INSEAM_MASTER_KEY, the key file, or a key file made now. */
+  readonly masterKey: MasterKey['source'];
+  readonly credentialStore: CredentialStore;
+  /** Hosts' credentials (fields, OAuth grants, exchanged tokens). */
+  readonly credentials: HostCredentials;
+  /** Packages' `neuralis.credentials[]` values. */
+  readonly packageCredentials: PackageCredentials;
+  readonly gate: EgressGate;
+  readonly egressLog: EgressLog;
+  readonly loader: PackageLoader;
+  readonly kinds: HostKinds;
+  readonly networks: NetworkService;
+  readonly catalog: Catalog;
+  readonly crawler: Crawler;
+  readonly scheduler: SyncScheduler;
+  readonly search: SearchService;
+  readonly #sandboxOptions: SandboxHostOptions;
+  #sandbox: SandboxHost | undefined;
+  readonly #handles = new Set<CrawlHandle>();
+  #syncing = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(parts: PlatformParts, options: OpenPlatformOptions) {
+    this.paths = parts.paths;
+    this.appRoot = parts.appRoot;
+    this.store = parts.store;
+    this.masterKey = parts.masterKey;
+    this.credentialStore = parts.credentialStore;
+    this.credentials = new HostCredentials({ store: parts.credentialStore });
+    this.packageCredentials = parts.packageCredentials;
+    this.gate = parts.gate;
+    this.egressLog = parts.egressLog;
+    this.loader = parts.loader;
+    this.#sandboxOptions = parts.sandboxOptions;
+    this.kinds = new HostKinds({ loader: parts.loader, gate: parts.gate, credentials: this.credentials, paths: parts.paths, appRoot: parts.appRoot, sandbox: () => this.sandbox });
+    this.catalog = new Catalog(parts.store.catalog);
+    this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog });
+    this.scheduler = new SyncScheduler({ ...options.scheduler, crawler: this.crawler });
+    this.networks = new NetworkService({
+      store: parts.store,
+      kinds: this.kinds,
+      credentials: this.credentials,
+      loader: parts.loader,
+      gate: parts.gate,
+      paths: parts.paths,
+      appRoot: parts.appRoot,
+      hostAdded: (host) => this.#schedule(host),
+      hostRemoving: (ref) => this.#stopHost(ref),
+    });
+    this.search = new SearchService({ store: parts.store, catalog: this.catalog, kinds: this.kinds });
+  }
+
+  get dataDir(): string {
+    return this.paths.dataDir;
+  }
+
+  /** The sandbox host for sandboxed kinds; its process starts with the first module loaded. */
+  get sandbox(): SandboxHost {
+    this.#sandbox ??= new SandboxHost(this.#sandboxOptions);
+    return this.#sandbox;
+  }
+
+  /**
+   * Starts (or resumes) a crawl of a host. Throws `invalid_uri`/`not_found` for the host and the
+   * kind's errors for opening it; see `CrawlHandle.result` for how the crawl itself ends.
+   */
+  async sync(ref: HostRef, options: SyncOptions = {}): Promise<CrawlHandle> {
+    this.#open();
+    const record = await this.networks.hostRecord(ref);
+    const handle = this.crawler.sync(await this.kinds.crawlTarget(record), options);
+    this.#handles.add(handle);
+    void handle.result.finally(() => this.#handles.delete(handle)).catch(() => undefined);
+    return handle;
+  }
+
+  /**
+   * Schedules every host by its sync settings (auto hosts sync now and on their interval, and are
+   * watched when their kind can), and every host added from now on. A host that cannot be
+   * opened is reported through the scheduler's `failed` event and left out.
+   */
+  async startSync(): Promise<void> {
+    this.#open();
+    this.#syncing = true;
+    for (const network of await this.store.networks.list()) {
+      for (const host of await this.store.hosts.list(network.slug)) await this.#schedule(host);
+    }
+  }
+
+  /** Adds a host to the scheduler once syncing has started; a host that cannot be opened is reported, not thrown. */
+  async #schedule(host: HostRecord): Promise<void> {
+    if (!this.#syncing) return;
+    try {
+      this.scheduler.add(await this.kinds.crawlTarget(host));
+    } catch (error) {
+      this.scheduler.emit('failed', { network: host.network, host: host.slug }, error);
+    }
+  }
+
+  /**
+   * The loader's exec path policy: a command may run with working directory `cwd` when the host's
+   * permission tree allows `exec` there. The session's project is the network.
+   */
+  async execAllowed(session: SessionContext, cwd: string, source: string): Promise<boolean> {
+    const record = await this.store.hosts.get({ network: session.projectId, host: source });
+    if (record === null) return false;
+    const address = addressFromSourceUri(cwd, { network: session.projectId });
+    return address.host === source && this.kinds.permissionsOf(record).allows(address.segments, 'exec');
+  }
+
+  /** Stops everything cleanly; see the module comment. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    this.#syncing = false;
+    await this.scheduler.stop();
+    const running = [...this.#handles];
+    for (const handle of running) handle.pause();
+    await Promise.allSettled(running.map((handle) => handle.result));
+    this.kinds.close();
+    await this.#sandbox?.close();
+    await this.gate.close();
+    await this.store.close();
+  }
+
+  async #stopHost(ref: HostRef): Promise<void> {
+    await this.scheduler.remove(ref);
+    const running = this.crawler.running(ref);
+    running?.pause();
+    await running?.result.catch(() => undefined);
+    this.kinds.forget(ref);
+  }
+
+  #open(): void {
+    if (this.#closing !== undefined) throw new Error('The platform is closed.');
+  }
+}
+
+/**
+ * Opens the platform on a data directory (created 0700 when missing). Throws `invalid_config`
+ * for a malformed or mismatched master key or a database newer than this inseam, `unavailable`
+ * when the data directory or database cannot be used, `not_found` when a built-in connector
+ * package is missing, and the loader's errors for a package that cannot be loaded. Whatever was
+ * opened before a failure is closed again.
+ */
+export async function openPlatform(options: OpenPlatformOptions = {}): Promise<Platform> {
+  const env = options.env ?? process.env;
+  const paths = new PlatformPaths(resolveDataDir({ dataDir: options.dataDir, env }));
+  await paths.prepare();
+  // The loader-run `local` factory reads the app root from the environment; it is a constant of the install.
+  const appRoot = nonEmpty(process.env[APP_ROOT_ENV]) ?? installRoot();
+  process.env[APP_ROOT_ENV] = appRoot;
+  const store = SqliteStore.open({ path: paths.database });
+  let gate: EgressGate | undefined;
+  try {
+    const masterKey = await loadMasterKey({ env, keyFile: paths.masterKey });
+    const records = SqliteCredentialRecordStore.open(store.database);
+    const credentialStore = await CredentialStore.open({ records, masterKey: masterKey.key });
+    const egressLog = new EgressLog();
+    gate = createEgressGate({ ...options.gate, recorder: egressLog });
+    const specs = [...builtinPackages(), ...(options.packages ?? [])];
+    const declared = new Map<string, readonly CredentialDeclaration[]>();
+    for (const spec of specs) {
+      const found = declaredCredentials(spec.folder);
+      if (found !== undefined) declared.set(found.id, found.credentials);
+    }
+    const packageCredentials = new PackageCredentials(credentialStore);
+    let platform: Platform | undefined;
+    const loader = new PackageLoader({
+      credentials: packageCredentials.resolvers((packageId) => declared.get(packageId)),
+      execPathPolicy: (session, cwd, source) => platform?.execAllowed(session, cwd, source) ?? false,
+    });
+    for (const spec of specs) await loader.loadPackage(spec.folder, { trust: spec.trust });
+    platform = new Platform(
+      { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, sandboxOptions: options.sandbox ?? {} },
+      options,
+    );
+    return platform;
+  } catch (error) {
+    await gate?.close();
+    await store.close();
+    throw error;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

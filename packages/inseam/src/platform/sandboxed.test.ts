@@ -1,0 +1,90 @@
+/**
+ * A sandboxed kind on the platform: the notes-api example connector registered from its module,
+ * a host of it added with a token the connector never sees, crawled through the sandbox and the
+ * egress gate, searched, read through its port, and refused without the private-origin approval.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Description } from '@inseam/connector';
+import { NOTES_SEED, exampleSource } from '../trial/__fixtures__/examples.js';
+import { startNotesApi, type NotesApi } from '../trial/__fixtures__/servers/notes-api.js';
+import { openTestPlatform, removeDir, storeSnapshot, tempDir } from './__fixtures__/platforms.js';
+import type { Platform } from './platform.js';
+
+const CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { baseUrl: { type: 'string', minLength: 1 }, pageSize: { type: 'integer', minimum: 1 }, pollMs: { type: 'integer', minimum: 1 } },
+  required: ['baseUrl'],
+};
+
+let dataDir: string;
+let api: NotesApi;
+let platform: Platform;
+const source = exampleSource('notes-api');
+
+beforeAll(async () => {
+  dataDir = await tempDir('sandboxed');
+  api = await startNotesApi(NOTES_SEED);
+  platform = await openTestPlatform(dataDir);
+  // What the trial validated: the module's own description.
+  const probe = await platform.sandbox.load({ source, label: 'probe', config: { baseUrl: api.origin }, egress: { fetch: () => Promise.reject(new Error('unused')) } });
+  const description: Description = probe.describe();
+  probe.dispose();
+  const kind = platform.kinds.registerSandboxed({ source, description, configSchema: CONFIG_SCHEMA, name: 'Notes API' });
+  expect(kind).toMatchObject({ kind: 'notes-api', label: 'Notes API', sandboxed: true, capabilities: ['list', 'stat', 'read', 'write', 'delete'] });
+  await platform.networks.init('home');
+});
+
+afterAll(async () => {
+  await platform.close();
+  await api.close();
+  await removeDir(dataDir);
+});
+
+describe('a sandboxed kind', () => {
+  it('refuses a host without its credential, or with a config the schema refuses, storing nothing', async () => {
+    const before = storeSnapshot(platform);
+    await expect(platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'notes-api', config: { baseUrl: api.origin } })).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('"token"') });
+    await expect(platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'notes-api', config: { baseUrl: api.origin, base: 'x' }, credentials: { token: api.token } })).rejects.toMatchObject({ code: 'invalid_config' });
+    await expect(
+      platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'notes-api', config: { baseUrl: api.origin }, credentials: { token: api.token }, privateOrigins: ['http://127.0.0.1:1'] }),
+    ).rejects.toMatchObject({ code: 'invalid_config' });
+    expect(storeSnapshot(platform)).toEqual(before);
+  });
+
+  it('crawls through the sandbox and the gate, which attaches the token', async () => {
+    const view = await platform.networks.addHost({
+      network: 'home',
+      slug: 'notes',
+      kind: 'notes-api',
+      config: { baseUrl: api.origin, pageSize: 2 },
+      credentials: { token: api.token },
+      privateOrigins: [api.origin],
+    });
+    expect(view.credentials).toEqual({ acquire: 'static', fields: ['token'], stored: ['token'] });
+    expect(JSON.stringify(view)).not.toContain(api.token);
+    const run = await (await platform.sync({ network: 'home', host: 'notes' })).result;
+    // The kind's default scope leaves trash/ out.
+    expect(run, JSON.stringify(run.error)).toMatchObject({ state: 'completed', counters: expect.objectContaining({ entries: NOTES_SEED.length - 1, skipped: 1 }) });
+    expect(platform.egressLog.originsUsed('home/notes')).toEqual([api.origin]);
+    expect(platform.egressLog.recent('home/notes').every((entry) => entry.credentialed)).toBe(true);
+    const found = await platform.search.search('umlauts', { network: 'home' });
+    expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/notes/notes/%C3%9Cn%C3%AFcode%20%26%20more.txt']);
+  });
+
+  it('serves the host through its port, and drops it on removal', async () => {
+    const record = await platform.networks.hostRecord({ network: 'home', host: 'notes' });
+    const port = await platform.kinds.openPort(record);
+    expect((await port.list('notes://journal')).entries.map((entry) => entry.name)).toEqual(['2024-05-01.md', '2024-05-02.md']);
+    expect((await port.read('notes://journal/2024-05-02.md')).text).toBe('# May the second\n');
+    await platform.networks.removeHost({ network: 'home', host: 'notes' });
+    expect((await platform.search.search('umlauts', {})).hits).toEqual([]);
+  });
+
+  it('without the private-origin approval the gate refuses the loopback API and the crawl fails saying so', async () => {
+    await platform.networks.addHost({ network: 'home', slug: 'unapproved', kind: 'notes-api', config: { baseUrl: api.origin }, credentials: { token: api.token } });
+    const run = await (await platform.sync({ network: 'home', host: 'unapproved' })).result;
+    expect(run).toMatchObject({ state: 'failed', error: { code: 'egress_refused' } });
+    expect(platform.egressLog.recent('home/unapproved')).toEqual([expect.objectContaining({ decision: 'refuse', reason: 'address_forbidden', origin: api.origin })]);
+  });
+});
