@@ -1,0 +1,132 @@
+/**
+ * Routing an address to its host and deciding what the caller may do there.
+ *
+ * - The address is read in the caller's network (a short form gets it; a global form naming
+ *   another network is refused). Bad addresses are `invalid_uri`.
+ * - The host must exist (`not_found`) and be usable by the caller: project hosts by everyone in
+ *   the network, user or agent hosts by their owner only (`permission_denied`).
+ * - Rights come from the host's permission tree (its own, else its kind's defaults, else read
+ *   only) with the declaring package's URI policy baseline — the `permissions` of the package's
+ *   `sources[]` entry the host is attributed to — unioned on top (see permissions.ts).
+ * - A refusal names the right and the address (an address inside the host, never a host path).
+ */
+import { NotFoundError, PermissionDeniedError, type PermissionTree } from '@neuralis/package-system/contracts';
+import { addressToSourceUri, createAddress, formatAddress, parseAddress, type Address } from '../address/index.js';
+import { sourceOffers } from '../network/index.js';
+import type { Platform } from '../platform/index.js';
+import type { HostKinds } from '../platform/index.js';
+import type { HostRecord, HostRef } from '../store/index.js';
+import { mayUseHost, type CheckedCaller } from './caller.js';
+import type { CompiledPermissions, PermissionRight } from './permissions.js';
+
+/**
+ * What the service needs of the platform. A `Platform` is one; the narrow shape keeps the
+ * service's dependencies visible.
+ */
+export type FsPlatform = Pick<Platform, 'store' | 'catalog' | 'search' | 'loader' | 'paths'> & {
+  readonly kinds: Pick<HostKinds, 'openPort' | 'openHost' | 'permissionsOf'>;
+};
+
+export type NetworkAddress = Address & { readonly network: string };
+
+export interface HostAccess {
+  readonly record: HostRecord;
+  readonly ref: HostRef;
+  readonly permissions: CompiledPermissions;
+}
+
+/** An address routed to its host, with what the caller may do there. */
+export interface Target extends HostAccess {
+  readonly address: NetworkAddress;
+  /** The host's source URI of the address (what the port takes). */
+  readonly uri: string;
+  /** The global address, for answers and messages. */
+  readonly global: string;
+}
+
+const RIGHT_VERBS: Readonly<Record<PermissionRight, string>> = { read: 'read', write: 'write to', exec: 'run commands in' };
+
+export class Access {
+  readonly #platform: FsPlatform;
+
+  constructor(platform: FsPlatform) {
+    this.#platform = platform;
+  }
+
+  /** Routes an address. Throws `invalid_uri`, `permission_denied` (other network, other owner), `not_found`. */
+  async target(caller: CheckedCaller, text: unknown): Promise<Target> {
+    const parsed = parseAddress(text as string, { network: caller.network });
+    if (parsed.network !== caller.network) {
+      throw new PermissionDeniedError(`This caller works in network "${caller.network}"; the address names network "${parsed.network ?? ''}".`, {
+        details: { network: caller.network },
+      });
+    }
+    const address = parsed as NetworkAddress;
+    const access = await this.host(caller, address.host);
+    return { ...access, address, uri: addressToSourceUri(address), global: formatAddress(address) };
+  }
+
+  /** A host of the caller's network. Throws `not_found` (no such network or host), `permission_denied` (owned by someone else). */
+  async host(caller: CheckedCaller, slug: string): Promise<HostAccess> {
+    const ref = { network: caller.network, host: slug };
+    const record = await this.#platform.store.hosts.get(ref);
+    if (record === null) {
+      if ((await this.#platform.store.networks.get(caller.network)) === null) {
+        throw new NotFoundError(`There is no network "${caller.network}".`, { details: { network: caller.network } });
+      }
+      throw new NotFoundError(`Network "${caller.network}" has no host "${slug}".`, { details: { network: caller.network, host: slug } });
+    }
+    this.requireHost(caller, record);
+    return { record, ref, permissions: this.permissionsOf(record) };
+  }
+
+  /** Throws `permission_denied` unless the caller may use the host at all. */
+  requireHost(caller: CheckedCaller, record: HostRecord): void {
+    if (!mayUseHost(caller, record)) {
+      throw new PermissionDeniedError(`Host "${record.slug}" of network "${record.network}" belongs to another ${record.ownership}; only its owner can use it.`, {
+        details: { network: record.network, host: record.slug },
+      });
+    }
+  }
+
+  /** Throws `permission_denied` naming the right unless the host grants it at the address. */
+  require(target: Target, right: PermissionRight): void {
+    if (!target.permissions.allows(target.address.segments, right)) throw denied(target, right, target.global);
+  }
+
+  /**
+   * For a recursive delete: the right must hold at the address and at every path below it that
+   * the tree names, since a deny on a child beats an allow on its parent.
+   */
+  requireBelow(target: Target, right: PermissionRight): void {
+    this.require(target, right);
+    const prefix = target.address.segments;
+    for (const key of Object.keys(target.permissions.tree.paths ?? {})) {
+      const segments = key.split('/');
+      const below = segments.length > prefix.length && prefix.every((segment, index) => segments[index] === segment);
+      if (below && !target.permissions.allows(segments, right)) {
+        const child = formatAddress(createAddress({ network: target.address.network, host: target.address.host, segments }));
+        throw denied(target, right, child);
+      }
+    }
+  }
+
+  /** The host's compiled tree with the declaring package's baseline unioned on top. */
+  permissionsOf(record: HostRecord): CompiledPermissions {
+    return this.#platform.kinds.permissionsOf(record, this.baselines(record));
+  }
+
+  /** The URI policy baselines of a host: its declaring package's `permissions` for it. */
+  baselines(record: HostRecord): PermissionTree[] {
+    if (record.origin === null) return [];
+    return sourceOffers(this.#platform.loader)
+      .filter(({ packageId, declaration }) => packageId === record.origin && declaration.source === record.slug && declaration.kind === record.kind)
+      .flatMap(({ declaration }) => (declaration.permissions === undefined ? [] : [declaration.permissions]));
+  }
+}
+
+function denied(target: Target, right: PermissionRight, where: string): PermissionDeniedError {
+  return new PermissionDeniedError(`Host "${target.record.slug}" does not let this caller ${RIGHT_VERBS[right]} ${where} (the "${right}" right is not granted there).`, {
+    details: { right, network: target.record.network, host: target.record.slug },
+  });
+}

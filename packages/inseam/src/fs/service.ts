@@ -1,0 +1,763 @@
+/**
+ * The filesystem service: the one way people and agents reach hosts. The HTTP API, the MCP
+ * endpoint and the CLI call it with a `Caller` they built from their own authentication.
+ *
+ * Every operation, in this order:
+ * 1. checks and copies the caller (`permission_denied` without a usable session) and copies the
+ *    input objects field by field — identity never comes from input;
+ * 2. routes the address to its host in the caller's network (`invalid_uri`, `not_found`,
+ *    `permission_denied` for another network or another owner's host);
+ * 3. checks the permission tree for the right the operation needs (`permission_denied` naming
+ *    the right): read for list, stat, read, readStream and search hits; write for write and
+ *    delete (a recursive delete needs write on every path the tree names below); exec for exec
+ *    and startRun. No right implies another;
+ * 4. checks the call against the kind's flat capability set before dispatch (`unsupported`
+ *    naming kind, operation and argument);
+ * 5. dispatches to the host's port. Exec entries then pass the loader's entry check (the kind's
+ *    execRequires features against the session) and the cwd's path policy.
+ *
+ * Offline hosts. A host is offline when its probe says so, when a live call answered
+ * `unavailable`, or — for a runtime-gated kind — when isRuntimeActive() is false. list, stat,
+ * read and readStream of an offline host answer from the catalog's synced content (`source:
+ * "catalog"`), search always does; writes, deletes and exec go to the host and fail there.
+ * Probes are cached (`probeTtlMs`) and refreshed in the background; reads never wait for one.
+ *
+ * Detached runs. startRun is an exec entry (rights, features, path policy) and records who
+ * started the run; runStatus, runOutput, killRun and releaseRun check that ownership record only,
+ * so a caller who lost the entry feature can still read and stop its runs, and nobody else can.
+ */
+import { resolve } from 'node:path';
+import type { ScopePredicate } from '@inseam/connector';
+import {
+  InvalidArgumentError,
+  IsADirectoryError,
+  NotFoundError,
+  PermissionDeniedError,
+  UnavailableError,
+  hasErrorCode,
+  isConnectorError,
+  type ConnectorCapability,
+  type ConnectorEntry,
+  type ConnectorPort,
+  type ConnectorReadResult,
+  type DetachedRunOutput,
+  type ExecResult,
+} from '@neuralis/package-system/contracts';
+import { getConnectorBindingProvenance } from '@neuralis/package-system/loader';
+import { assertCapability, guardedCall } from '@neuralis/package-system/testing';
+import { addressFromSourceUri, createAddress, formatAddress, type Address } from '../address/index.js';
+import { SANDBOX_PACKAGE_ID } from '../sandbox/index.js';
+import type { SearchPage } from '../search/index.js';
+import type { HostRecord } from '../store/index.js';
+import { Access, type FsPlatform, type HostAccess, type Target } from './access.js';
+import { actorOf, checkCaller, mayUseHost, ownsRun, type CheckedCaller } from './caller.js';
+import { CatalogView, syncedReader } from './catalog-view.js';
+import { HostLiveness, probeReasonOf, within } from './liveness.js';
+import {
+  copyExecRequest,
+  copyRange,
+  copyReadOptions,
+  copyWriteOptions,
+  decodeListCursor,
+  encodeListCursor,
+  execRequest,
+  inputObject,
+  listLimit,
+  optionalBoolean,
+  optionalString,
+  optionalStrings,
+  positive,
+} from './input.js';
+import { checkReadOptions, readPage, type Window, type WindowReader } from './paging.js';
+import { renderRuntimeStack, type PackageOverview } from './runtime-stack.js';
+import type {
+  Caller,
+  FsDeleteOptions,
+  FsEntry,
+  FsExecOptions,
+  FsExecRequest,
+  FsHost,
+  FsListOptions,
+  FsListPage,
+  FsReadOptions,
+  FsReadResult,
+  FsReadStream,
+  FsReadStreamOptions,
+  FsRun,
+  FsRunStatus,
+  FsSearchFilters,
+  FsStat,
+  FsWriteOptions,
+  HostStatus,
+} from './types.js';
+
+export const DEFAULT_READ_BYTES = 256 * 1024;
+export const MAX_READ_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_PROBE_TTL_MS = 30_000;
+export const DEFAULT_PROBE_WAIT_MS = 500;
+export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+
+export interface FsServiceOptions {
+  /** How long a probe result counts as fresh. Default 30 s. */
+  readonly probeTtlMs?: number;
+  /** How long `hosts()` waits for a host's first probe before answering `unknown`. Default 500 ms. */
+  readonly probeWaitMs?: number;
+  /** How long one probe (or isRuntimeActive call) may take before it counts as failed. Default 5 s. */
+  readonly probeTimeoutMs?: number;
+  /** The per-message read cap when a read names none. Default 256 KiB. */
+  readonly readBytes?: number;
+  /** The largest `maxBytes` a read may ask for. Default 8 MiB. */
+  readonly maxReadBytes?: number;
+  readonly now?: () => number;
+}
+
+interface Dispatch {
+  readonly port: ConnectorPort;
+  readonly capabilities: ReadonlySet<ConnectorCapability>;
+}
+
+export class FsService {
+  readonly #platform: FsPlatform;
+  readonly #access: Access;
+  readonly #catalog: CatalogView;
+  readonly #liveness: HostLiveness;
+  readonly #readBytes: number;
+  readonly #maxReadBytes: number;
+  readonly #probeWaitMs: number;
+  readonly #probeTimeoutMs: number;
+
+  constructor(platform: FsPlatform, options: FsServiceOptions = {}) {
+    this.#platform = platform;
+    this.#access = new Access(platform);
+    this.#catalog = new CatalogView(platform.catalog);
+    this.#probeTimeoutMs = positive(options.probeTimeoutMs, DEFAULT_PROBE_TIMEOUT_MS, 'probeTimeoutMs');
+    this.#probeWaitMs = positive(options.probeWaitMs, DEFAULT_PROBE_WAIT_MS, 'probeWaitMs');
+    this.#liveness = new HostLiveness({ ttlMs: positive(options.probeTtlMs, DEFAULT_PROBE_TTL_MS, 'probeTtlMs'), timeoutMs: this.#probeTimeoutMs, now: options.now ?? Date.now });
+    this.#maxReadBytes = positive(options.maxReadBytes, MAX_READ_BYTES, 'maxReadBytes');
+    this.#readBytes = Math.min(positive(options.readBytes, DEFAULT_READ_BYTES, 'readBytes'), this.#maxReadBytes);
+  }
+
+  /**
+   * One page of the direct children of a directory; entries the caller may not read are left
+   * out. Needs `read` at the directory. Offline: the synced children (directories implied by the
+   * paths below them), with `source: "catalog"`; a cursor from a live page whose host has since
+   * gone offline is `unavailable` (list again without it).
+   * Throws: permission_denied, invalid_uri, invalid_argument (limit, cursor), not_found,
+   * not_a_directory, unsupported, unavailable, timeout.
+   */
+  async list(caller: Caller, address: string, options: FsListOptions = {}): Promise<FsListPage> {
+    const who = checkCaller(caller);
+    const given = inputObject(options, 'options');
+    const limit = listLimit(given['limit']);
+    const cursor = decodeListCursor(given['cursor']);
+    const target = await this.#access.target(who, address);
+    this.#access.require(target, 'read');
+    const fromCatalog = async (status: HostStatus, after?: string): Promise<FsListPage> => {
+      const page = await this.#catalog.list(target.address, status, { limit, ...(after === undefined ? {} : { after }) });
+      const entries = page.entries.filter((entry) => this.#readable(target, entry));
+      return page.after === undefined ? { address: target.global, entries, source: 'catalog' } : { address: target.global, entries, cursor: encodeListCursor('c', page.after), source: 'catalog' };
+    };
+    if (cursor?.mode === 'catalog') return fromCatalog(this.#liveness.peek(this.#key(target.record)) ?? { state: 'offline' }, cursor.after);
+    const live = async (): Promise<FsListPage> => {
+      const { port, capabilities } = await this.#dispatch(target);
+      const page = await guardedCall(port, capabilities, 'list', target.uri, { limit, ...(cursor === undefined ? {} : { cursor: cursor.value }) });
+      const entries = page.entries.flatMap((entry) => {
+        const mapped = this.#entry(target, entry);
+        return mapped !== null && this.#readable(target, mapped) ? [mapped] : [];
+      });
+      return page.cursor === undefined ? { address: target.global, entries, source: 'live' } : { address: target.global, entries, cursor: encodeListCursor('l', page.cursor), source: 'live' };
+    };
+    if (cursor !== undefined) {
+      try {
+        return await this.#live(target, live);
+      } catch (error) {
+        if (hasErrorCode(error, 'unavailable')) {
+          throw new UnavailableError(`Host "${target.record.slug}" went offline during this listing; list ${target.global} again without a cursor to get its synced content.`, {
+            cause: error,
+            details: { network: target.record.network, host: target.record.slug },
+          });
+        }
+        throw error;
+      }
+    }
+    return this.#withFallback(target, live, (status) => fromCatalog(status));
+  }
+
+  /**
+   * Describes one object. Needs `read`. Kinds without the `stat` capability answer for the host
+   * root only (`unsupported` elsewhere). Offline: the synced entry.
+   * Throws: permission_denied, invalid_uri, not_found, unsupported, unavailable, timeout.
+   */
+  async stat(caller: Caller, address: string): Promise<FsStat> {
+    const who = checkCaller(caller);
+    const target = await this.#access.target(who, address);
+    this.#access.require(target, 'read');
+    return this.#withFallback<FsStat>(
+      target,
+      async () => {
+        const { port, capabilities } = await this.#dispatch(target);
+        if (!capabilities.has('stat') && target.address.segments.length === 0) return { ...this.#root(target), source: 'live' as const };
+        const entry = this.#entry(target, await guardedCall(port, capabilities, 'stat', target.uri));
+        if (entry === null) throw new NotFoundError(`Nothing exists at ${target.global}.`);
+        return { ...entry, source: 'live' as const };
+      },
+      async (status) => ({ ...(await this.#catalog.stat(target.address, status)), source: 'catalog' as const }),
+    );
+  }
+
+  /**
+   * Reads one page of an object (see FsReadOptions and docs/fs.md "Reads"). Needs `read`.
+   * - Whole read: the object if it fits `maxBytes`; a larger text object is `too_large` (read it
+   *   in ranges or lines); a larger binary object comes back as a marker with no bytes.
+   * - `range`: bytes from `offset`, at most `maxBytes`; text never ends inside a character.
+   * - `lines`: whole lines from `start` (1-based) within `maxBytes`; text objects only.
+   * Binary bytes are left out (a marker instead) when over the connector's inline cap, or when
+   * the caller's model cannot take the type (image/*, video/*). Offline: the synced text.
+   * Throws: permission_denied, invalid_uri, invalid_argument, not_found, is_a_directory,
+   * too_large, unsupported_file_type, containment_violation, unavailable, timeout.
+   */
+  async read(caller: Caller, address: string, options: FsReadOptions = {}): Promise<FsReadResult> {
+    const who = checkCaller(caller);
+    const copied = copyReadOptions(options);
+    const { cap, mode } = checkReadOptions(copied, this.#readBytes, this.#maxReadBytes);
+    const target = await this.#access.target(who, address);
+    this.#access.require(target, 'read');
+    const request = { address: target.global, cap, model: who.model };
+    return this.#withFallback<FsReadResult>(
+      target,
+      async () => {
+        const { port, capabilities } = await this.#dispatch(target);
+        const reader: WindowReader = async (offset, length) => windowOf(await guardedCall(port, capabilities, 'read', target.uri, { range: { offset, length } }), offset, length);
+        return { ...(await readPage(reader, copied, request, mode)), source: 'live' as const };
+      },
+      async (status) => ({ ...(await readPage(syncedReader(await this.#catalog.text(target.address, status)), copied, request, mode)), source: 'catalog' as const }),
+    );
+  }
+
+  /**
+   * The raw bytes of an object (or of `range`, clipped to it) as a stream, for downloads. Needs
+   * `read`. Errors while streaming surface on the stream. Offline: the synced text as bytes.
+   * Throws: permission_denied, invalid_uri, invalid_argument, not_found, is_a_directory,
+   * unavailable, timeout.
+   */
+  async readStream(caller: Caller, address: string, options: FsReadStreamOptions = {}): Promise<FsReadStream> {
+    const who = checkCaller(caller);
+    const range = copyRange(inputObject(options, 'options')['range']);
+    const target = await this.#access.target(who, address);
+    this.#access.require(target, 'read');
+    return this.#withFallback<FsReadStream>(
+      target,
+      async () => {
+        const host = await this.#platform.kinds.openHost(target.record);
+        const entry = await host.stat(target.address.path);
+        if (entry === null) throw await this.#missing(target);
+        const size = entry.size;
+        const start = range?.offset ?? 0;
+        const wanted = range?.length === undefined ? undefined : start + range.length;
+        const end = size === undefined ? wanted : Math.max(start, Math.min(size, wanted ?? size));
+        const stream = await host.read(target.address.path, range === undefined ? {} : { range: [start, end ?? Number.MAX_SAFE_INTEGER] });
+        return {
+          address: target.global,
+          stream,
+          ...(size === undefined ? {} : { size }),
+          ...(entry.etag === undefined ? {} : { etag: entry.etag }),
+          ...(entry.mime === undefined ? {} : { mime: entry.mime }),
+          offset: start,
+          ...(end === undefined ? {} : { length: end - start }),
+          source: 'live' as const,
+        };
+      },
+      async (status) => {
+        const synced = await this.#catalog.text(target.address, status);
+        const start = Math.min(range?.offset ?? 0, synced.bytes.length);
+        const end = Math.min(synced.bytes.length, range?.length === undefined ? synced.bytes.length : start + range.length);
+        const slice = synced.bytes.subarray(start, end);
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new Uint8Array(slice));
+            controller.close();
+          },
+        });
+        return { address: target.global, stream, size: synced.bytes.length, ...(synced.etag === undefined ? {} : { etag: synced.etag }), mime: synced.mime, offset: start, length: end - start, source: 'catalog' as const };
+      },
+    );
+  }
+
+  /**
+   * Creates or replaces an object atomically. Needs `write` (not `read`). `ifMatch` and
+   * `createOnly` are enforced by the connector, or refused with `unsupported` — never ignored.
+   * Throws: permission_denied, invalid_uri, invalid_argument, precondition_failed,
+   * already_exists, is_a_directory, not_a_directory, too_large, unsupported, unavailable, timeout.
+   */
+  async write(caller: Caller, address: string, content: string | Uint8Array, options: FsWriteOptions = {}): Promise<FsEntry> {
+    const who = checkCaller(caller);
+    const copied = copyWriteOptions(options);
+    if (typeof content !== 'string' && !(content instanceof Uint8Array)) {
+      throw new InvalidArgumentError('content must be a string or a Uint8Array.', { details: { argument: 'content' } });
+    }
+    const target = await this.#access.target(who, address);
+    this.#access.require(target, 'write');
+    const written = await this.#live(target, async () => {
+      const { port, capabilities } = await this.#dispatch(target);
+      return guardedCall(port, capabilities, 'write', target.uri, content, copied);
+    });
+    const entry = this.#entry(target, written);
+    return entry ?? { ...this.#root(target), type: 'file' };
+  }
+
+  /**
+   * Removes an object. Needs `write` at the address — and, with `recursive`, at every path the
+   * permission tree names below it, so a denied child is never removed with its parent.
+   * Throws: permission_denied, invalid_uri, invalid_argument, not_found, precondition_failed,
+   * unsupported, unavailable, timeout.
+   */
+  async delete(caller: Caller, address: string, options: FsDeleteOptions = {}): Promise<void> {
+    const who = checkCaller(caller);
+    const given = inputObject(options, 'options');
+    const recursive = optionalBoolean(given['recursive'], 'recursive');
+    const ifMatch = optionalString(given['ifMatch'], 'ifMatch');
+    const target = await this.#access.target(who, address);
+    if (recursive === true) this.#access.requireBelow(target, 'write');
+    else this.#access.require(target, 'write');
+    await this.#live(target, async () => {
+      const { port, capabilities } = await this.#dispatch(target);
+      await guardedCall(port, capabilities, 'delete', target.uri, { ...(recursive === undefined ? {} : { recursive }), ...(ifMatch === undefined ? {} : { ifMatch }) });
+    });
+  }
+
+  /**
+   * Full-text search over the synced content of the caller's network, offline hosts included;
+   * a hit is returned only when the caller may read it (ownership, the host's tree and its
+   * baselines). Filters are copied field by field; a `canRead` or identity in them is ignored.
+   * Throws: permission_denied, invalid_argument, invalid_uri, not_found, scope_invalid.
+   */
+  async search(caller: Caller, query: string, filters: FsSearchFilters = {}): Promise<SearchPage> {
+    const who = checkCaller(caller);
+    const given = inputObject(filters, 'filters');
+    const hosts = optionalStrings(given['hosts'], 'hosts');
+    const whereText = optionalStrings(given['whereText'], 'whereText');
+    const where = given['where'];
+    if (where !== undefined && !Array.isArray(where)) throw new InvalidArgumentError('where must be an array of predicates.', { details: { argument: 'where' } });
+    const limit = given['limit'];
+    const cursor = optionalString(given['cursor'], 'cursor');
+    if (typeof query !== 'string') throw new InvalidArgumentError('The search query must be a string.', { details: { argument: 'query' } });
+    const decided = new Map<string, Promise<HostAccess | null>>();
+    const canRead = async (address: Address): Promise<boolean> => {
+      if (address.network !== who.network) return false;
+      let access = decided.get(address.host);
+      if (access === undefined) {
+        access = this.#access.host(who, address.host).catch(() => null);
+        decided.set(address.host, access);
+      }
+      const granted = await access;
+      return granted !== null && granted.permissions.allows(address.segments, 'read');
+    };
+    return this.#platform.search.search(query, {
+      network: who.network,
+      ...(hosts === undefined ? {} : { hosts }),
+      ...(where === undefined ? {} : { where: where as ScopePredicate[] }),
+      ...(whereText === undefined ? {} : { whereText }),
+      ...(limit === undefined ? {} : { limit: limit as number }),
+      ...(cursor === undefined ? {} : { cursor }),
+      canRead,
+    });
+  }
+
+  /**
+   * Runs a command with `cwd` = a directory address. Needs `exec` at the cwd; then the loader's
+   * entry check (every execRequires feature in the caller's session) and the cwd's path policy.
+   * Only a port bound through the loader (its provenance matching the host) may run commands.
+   * `background` is refused: start detached runs with startRun (`unsupported` naming
+   * `background` when the kind has no detached runs).
+   * Throws: permission_denied, invalid_uri, invalid_argument, not_found, not_a_directory,
+   * unsupported, containment_violation, unavailable.
+   */
+  async exec(caller: Caller, request: FsExecRequest, options: FsExecOptions = {}): Promise<ExecResult> {
+    const who = checkCaller(caller);
+    const copied = copyExecRequest(request);
+    const signal = inputObject(options, 'options')['signal'];
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('signal must be an AbortSignal.', { details: { argument: 'signal' } });
+    const target = await this.#access.target(who, copied.cwd);
+    this.#access.require(target, 'exec');
+    const { port, capabilities } = await this.#dispatch(target);
+    assertCapability(port.kind, capabilities, 'exec', [copied.background === undefined ? {} : { background: copied.background }]);
+    if (copied.background === true) {
+      throw new InvalidArgumentError('exec runs in the foreground; start a detached run with startRun.', { details: { argument: 'background' } });
+    }
+    this.#requireProvenance(port, target.record);
+    return guardedCall(port, capabilities, 'exec', execRequest(copied, target), { session: who.session, ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /**
+   * Starts a detached run — an exec entry, checked exactly as exec — and records its owner (the
+   * caller's user and agent, network, host, run id) in the platform.
+   * Throws: as exec, and `unsupported` when the kind has no detached runs.
+   */
+  async startRun(caller: Caller, request: FsExecRequest): Promise<FsRun> {
+    const who = checkCaller(caller);
+    const copied = copyExecRequest(request);
+    const target = await this.#access.target(who, copied.cwd);
+    this.#access.require(target, 'exec');
+    const { port, capabilities } = await this.#dispatch(target);
+    assertCapability(port.kind, capabilities, 'detached.start');
+    this.#requireProvenance(port, target.record);
+    const { runId } = await guardedCall(port, capabilities, 'detached.start', execRequest(copied, target), { session: who.session });
+    try {
+      const owner = await this.#platform.store.detachedRuns.record({ runId, network: who.network, host: target.record.slug, userId: who.userId, agentId: who.agentId ?? null });
+      return runView(owner);
+    } catch (error) {
+      // A run nobody owns could never be stopped again: end it.
+      await guardedCall(port, capabilities, 'detached.kill', runId, actorOf(who)).catch(() => undefined);
+      await guardedCall(port, capabilities, 'detached.release', runId).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The caller's own detached runs in its network that are not released, newest first. */
+  async runs(caller: Caller): Promise<FsRun[]> {
+    const who = checkCaller(caller);
+    const owned = await this.#platform.store.detachedRuns.listByUser(who.network, who.userId);
+    return owned.filter((run) => ownsRun(who, run)).map(runView);
+  }
+
+  /**
+   * A run's state; `waitMs` long-polls (capped by the connector). Ownership only, no feature.
+   * Throws: permission_denied (not the owner), not_found (unknown or released), invalid_argument.
+   */
+  async runStatus(caller: Caller, runId: string, options: { readonly waitMs?: number } = {}): Promise<FsRunStatus> {
+    const waitMs = inputObject(options, 'options')['waitMs'];
+    const owned = await this.#ownedRun(caller, runId);
+    const status = await guardedCall(owned.port, owned.capabilities, 'detached.status', runId, waitMs as number | undefined);
+    return { ...status, network: owned.network, host: owned.host };
+  }
+
+  /** Output from byte `since` (default 0), bounded per call. Ownership only. Throws as runStatus. */
+  async runOutput(caller: Caller, runId: string, options: { readonly since?: number } = {}): Promise<DetachedRunOutput> {
+    const since = inputObject(options, 'options')['since'] ?? 0;
+    const owned = await this.#ownedRun(caller, runId);
+    return guardedCall(owned.port, owned.capabilities, 'detached.output', runId, since as number);
+  }
+
+  /** Asks the run to stop; the end shows in runStatus. Ownership only. Throws as runStatus. */
+  async killRun(caller: Caller, runId: string): Promise<{ readonly acknowledged: true }> {
+    const owned = await this.#ownedRun(caller, runId);
+    return guardedCall(owned.port, owned.capabilities, 'detached.kill', runId, actorOf(owned.caller));
+  }
+
+  /** Ends the run, forgets its output and its ownership record. Ownership only. Throws as runStatus. */
+  async releaseRun(caller: Caller, runId: string): Promise<void> {
+    const owned = await this.#ownedRun(caller, runId);
+    try {
+      await guardedCall(owned.port, owned.capabilities, 'detached.release', runId);
+    } catch (error) {
+      // The connector forgot the run already; the record goes too.
+      if (!hasErrorCode(error, 'not_found')) throw error;
+    }
+    await this.#platform.store.detachedRuns.release(runId);
+  }
+
+  /**
+   * The hosts of the caller's network it may use, with its rights at each root and a liveness
+   * status (cached; a host never probed is waited for up to `probeWaitMs`). Runtime-gated hosts
+   * are answered from isRuntimeActive(), which never starts the runtime; a stopped runtime is
+   * offline with reason `runtime_offline` and is not probed.
+   * Throws: permission_denied, not_found (no such network).
+   */
+  async hosts(caller: Caller): Promise<FsHost[]> {
+    const who = checkCaller(caller);
+    if ((await this.#platform.store.networks.get(who.network)) === null) {
+      throw new NotFoundError(`There is no network "${who.network}".`, { details: { network: who.network } });
+    }
+    const records = (await this.#platform.store.hosts.list(who.network)).filter((record) => mayUseHost(who, record));
+    return Promise.all(records.map((record) => this.#hostView(record)));
+  }
+
+  /**
+   * The runtime-stack block for an agent's system prompt: the caller's hosts with their
+   * descriptions, `[from <package>]` origin attribution and `(offline)` marks, and the
+   * `<packages>` overview of the loaded manifests (source kinds, MCP connectors including
+   * in-process ones, declared sources). Throws as hosts.
+   */
+  async runtimeStack(caller: Caller): Promise<string> {
+    const who = checkCaller(caller);
+    const hosts = await this.hosts(caller);
+    return renderRuntimeStack(who.network, hosts, this.#packages(who.network));
+  }
+
+  /* ------------------------------------------------------------------ routing and liveness */
+
+  async #dispatch(target: HostAccess): Promise<Dispatch> {
+    const port = await this.#platform.kinds.openPort(target.record);
+    return { port, capabilities: capabilitySet(port) };
+  }
+
+  #key(record: HostRecord): string {
+    return `${record.id}@${record.updatedAt}`;
+  }
+
+  #gated(record: HostRecord): boolean {
+    return this.#platform.loader.sourceKinds.get(record.kind)?.runtimeGated === true;
+  }
+
+  /**
+   * The status to answer from the catalog with, or null to go live. A runtime-gated host asks
+   * isRuntimeActive() every time (cheap by contract, and it never starts the runtime); other
+   * hosts go by the cached probe, refreshing a stale one in the background.
+   */
+  async #offline(target: HostAccess): Promise<HostStatus | null> {
+    const key = this.#key(target.record);
+    if (this.#gated(target.record)) {
+      const port = await this.#platform.kinds.openPort(target.record);
+      const active = await this.#runtimeActive(port);
+      if (active === false) return this.#liveness.note(key, { state: 'offline', reason: 'runtime_offline', runtimeActive: false, probed: false });
+    }
+    const cached = this.#liveness.peek(key);
+    if (cached === undefined || cached.state !== 'offline' || cached.reason === 'runtime_offline') return null;
+    if (!this.#liveness.isFresh(cached)) void this.#liveness.refresh(key, () => this.#probe(target.record));
+    return cached;
+  }
+
+  /** Runs `live`, or answers from the catalog when the host is offline or turns out to be. */
+  async #withFallback<T>(target: HostAccess, live: () => Promise<T>, fromCatalog: (status: HostStatus) => Promise<T>): Promise<T> {
+    const status = await this.#offline(target);
+    if (status !== null) return fromCatalog(status);
+    try {
+      return await this.#live(target, live);
+    } catch (error) {
+      if (!hasErrorCode(error, 'unavailable')) throw error;
+      return fromCatalog(this.#liveness.peek(this.#key(target.record)) ?? { state: 'offline' });
+    }
+  }
+
+  /** Runs a live call and records what it showed about the host's liveness. */
+  async #live<T>(target: HostAccess, call: () => Promise<T>): Promise<T> {
+    const key = this.#key(target.record);
+    try {
+      const result = await call();
+      if (this.#liveness.peek(key)?.state !== 'online') this.#liveness.note(key, { state: 'online', probed: false });
+      return result;
+    } catch (error) {
+      if (hasErrorCode(error, 'unavailable')) {
+        this.#liveness.note(key, { state: 'offline', reason: probeReasonOf(error.details['reason']) ?? 'store_unreachable', code: 'unavailable', probed: false });
+        // A passing failure must not hold a healthy host offline for a whole TTL: confirm it.
+        void this.#liveness.refresh(key, () => this.#probe(target.record));
+      }
+      throw error;
+    }
+  }
+
+  async #probe(record: HostRecord): Promise<HostStatus> {
+    let port: ConnectorPort;
+    try {
+      port = await this.#platform.kinds.openPort(record);
+    } catch (error) {
+      return { state: 'offline', probed: false, ...(isConnectorError(error) ? { code: error.code } : {}) };
+    }
+    let runtimeActive: boolean | undefined;
+    if (this.#gated(record)) {
+      runtimeActive = await this.#runtimeActive(port);
+      if (runtimeActive === false) return { state: 'offline', reason: 'runtime_offline', runtimeActive, probed: false };
+    }
+    const gated = runtimeActive === undefined ? {} : { runtimeActive };
+    if (port.probeConnection === undefined) return { state: 'online', probed: false, ...gated };
+    const probed = await port.probeConnection();
+    if (probed.connected) return { state: 'online', probed: true, ...gated };
+    return { state: 'offline', reason: probed.reason ?? 'store_unreachable', ...(probed.code === undefined ? {} : { code: probed.code }), probed: true, ...gated };
+  }
+
+  /**
+   * A host's status for listings. Runtime-gated hosts ask isRuntimeActive() first, every time: a
+   * stopped runtime is offline without a probe (probing could wake it), and a runtime that came
+   * back is probed afresh rather than left behind a cached `runtime_offline`.
+   */
+  async #status(record: HostRecord): Promise<HostStatus> {
+    const key = this.#key(record);
+    if (this.#gated(record)) {
+      let port: ConnectorPort;
+      try {
+        port = await this.#platform.kinds.openPort(record);
+      } catch (error) {
+        return this.#liveness.note(key, { state: 'offline', probed: false, ...(isConnectorError(error) ? { code: error.code } : {}) });
+      }
+      const active = await this.#runtimeActive(port);
+      if (active === false) return this.#liveness.note(key, { state: 'offline', reason: 'runtime_offline', runtimeActive: false, probed: false });
+      if (this.#liveness.peek(key)?.reason === 'runtime_offline') this.#liveness.forget(key);
+    }
+    return this.#liveness.check(key, () => this.#probe(record), this.#probeWaitMs);
+  }
+
+  /** isRuntimeActive(), bounded; undefined when the connector does not answer it. */
+  async #runtimeActive(port: ConnectorPort): Promise<boolean | undefined> {
+    if (port.isRuntimeActive === undefined) return undefined;
+    const answer = await within(Promise.resolve(port.isRuntimeActive()).catch(() => false), this.#probeTimeoutMs, false);
+    return answer === true;
+  }
+
+  async #hostView(record: HostRecord): Promise<FsHost> {
+    const metadata = this.#platform.loader.sourceKinds.get(record.kind);
+    const status = await this.#status(record);
+    return {
+      network: record.network,
+      slug: record.slug,
+      address: formatAddress(createAddress({ network: record.network, host: record.slug, segments: [] })),
+      kind: record.kind,
+      label: record.label,
+      description: record.description !== '' ? record.description : (metadata?.description ?? ''),
+      origin: record.origin,
+      ownership: record.ownership,
+      category: metadata?.category ?? null,
+      capabilities: metadata?.capabilities ?? [],
+      rights: this.#access.permissionsOf(record).rightsAt([]),
+      runtimeGated: metadata?.runtimeGated === true,
+      status,
+    };
+  }
+
+  #packages(network: string): PackageOverview[] {
+    const overviews: PackageOverview[] = this.#platform.loader
+      .listPackages()
+      .filter((loaded) => loaded.projectId === undefined || loaded.projectId === network)
+      .map((loaded) => {
+        const connectors = loaded.manifest.connectors ?? [];
+        return {
+          packageId: loaded.packageId,
+          ...(loaded.version === undefined ? {} : { version: loaded.version }),
+          trust: loaded.trust,
+          sourceKinds: connectors.flatMap((entry) => (entry.type === 'source' ? [{ kind: entry.kind, name: entry.name, runtimeGated: entry.runtimeGated === true }] : [])),
+          mcp: connectors.flatMap((entry) =>
+            entry.type === 'mcp' ? [{ id: entry.id, name: entry.name, transport: entry.transport, ...(entry.description === undefined ? {} : { description: entry.description }) }] : [],
+          ),
+          sources: (loaded.manifest.sources ?? []).map((declaration) => declaration.source),
+        };
+      });
+    const sandboxed = this.#platform.loader.sourceKinds.list().filter((metadata) => metadata.providerPackageId === SANDBOX_PACKAGE_ID);
+    if (sandboxed.length > 0) {
+      overviews.push({
+        packageId: SANDBOX_PACKAGE_ID,
+        trust: 'sandboxed',
+        sourceKinds: sandboxed.map((metadata) => ({ kind: metadata.kind, name: metadata.label, runtimeGated: metadata.runtimeGated })),
+        mcp: [],
+        sources: [],
+      });
+    }
+    return overviews;
+  }
+
+  /* ------------------------------------------------------------------ exec and runs */
+
+  /**
+   * An execution caller compares the binding's provenance with the current authority: the port
+   * must be one the loader checked and stamped for this very host (kind, source, provider,
+   * project root), with the kind's entry features — otherwise its exec is not guarded.
+   */
+  #requireProvenance(port: ConnectorPort, record: HostRecord): void {
+    const provenance = getConnectorBindingProvenance(port);
+    const metadata = this.#platform.loader.sourceKinds.get(record.kind);
+    const matches =
+      provenance !== undefined &&
+      metadata !== undefined &&
+      provenance.kind === record.kind &&
+      provenance.source === record.slug &&
+      provenance.providerPackageId === metadata.providerPackageId &&
+      provenance.projectRoot === resolve(this.#platform.paths.networkRoot(record.network)) &&
+      provenance.execRequires.length > 0 &&
+      provenance.execRequires.length === metadata.execRequires.length &&
+      provenance.execRequires.every((feature) => metadata.execRequires.includes(feature));
+    if (!matches) {
+      throw new PermissionDeniedError(`Host "${record.slug}" is not bound through the package loader's exec guard for this network, so commands cannot run there.`, {
+        details: { network: record.network, host: record.slug },
+      });
+    }
+  }
+
+  async #ownedRun(caller: Caller, runId: unknown): Promise<Dispatch & { readonly caller: CheckedCaller; readonly network: string; readonly host: string }> {
+    const who = checkCaller(caller);
+    if (typeof runId !== 'string' || runId === '' || runId.length > 256) {
+      throw new InvalidArgumentError('runId must be the id startRun returned.', { details: { argument: 'runId' } });
+    }
+    const owner = await this.#platform.store.detachedRuns.get(runId);
+    if (owner === null || owner.releasedAt !== null) throw new NotFoundError(`There is no detached run "${runId}" (it was never started, or it was released).`, { details: { runId } });
+    if (!ownsRun(who, owner)) {
+      throw new PermissionDeniedError(`Detached run "${runId}" was started by another caller; only its owner can read, stop or release it.`, { details: { runId } });
+    }
+    const record = await this.#platform.store.hosts.get({ network: owner.network, host: owner.host });
+    if (record === null) throw new NotFoundError(`The host of detached run "${runId}" was removed.`, { details: { runId } });
+    const port = await this.#platform.kinds.openPort(record);
+    return { caller: who, port, capabilities: capabilitySet(port), network: owner.network, host: owner.host };
+  }
+
+  /* ------------------------------------------------------------------ helpers */
+
+  #entry(target: Target, entry: ConnectorEntry): FsEntry | null {
+    let address: Address;
+    try {
+      address = addressFromSourceUri(entry.uri, { network: target.address.network });
+    } catch {
+      return null;
+    }
+    if (address.host !== target.address.host) return null;
+    return {
+      address: formatAddress(address),
+      host: address.host,
+      path: address.path,
+      name: entry.name,
+      type: entry.type,
+      ...(entry.size === undefined ? {} : { size: entry.size }),
+      ...(entry.mtime === undefined ? {} : { mtime: entry.mtime }),
+      ...(entry.etag === undefined ? {} : { etag: entry.etag }),
+      ...(entry.mime === undefined ? {} : { mime: entry.mime }),
+    };
+  }
+
+  #root(target: Target): FsEntry {
+    return { address: target.global, host: target.address.host, path: target.address.path, name: target.address.segments[target.address.segments.length - 1] ?? '', type: 'directory' };
+  }
+
+  #readable(target: Target, entry: FsEntry): boolean {
+    const segments = entry.path === '' ? [] : entry.path.split('/').map((segment) => decodeURIComponent(segment));
+    return target.permissions.allows(segments, 'read');
+  }
+
+  /** Why the host Connector found nothing: a directory, or nothing at all. */
+  async #missing(target: Target): Promise<Error> {
+    if (target.address.segments.length === 0) return new IsADirectoryError(`${target.global} is a directory.`);
+    const { port, capabilities } = await this.#dispatch(target);
+    if (capabilities.has('stat')) {
+      const entry = await guardedCall(port, capabilities, 'stat', target.uri).catch((error: unknown) => {
+        if (hasErrorCode(error, 'not_found')) return null;
+        throw error;
+      });
+      if (entry?.type === 'directory') return new IsADirectoryError(`${target.global} is a directory.`);
+    }
+    return new NotFoundError(`Nothing exists at ${target.global}.`);
+  }
+}
+
+/**
+ * A port read as a window. A connector that ignored the range (it must not, but the service
+ * does not trust it to) gets its answer cut to the range here.
+ */
+function windowOf(result: ConnectorReadResult, offset: number, length: number): Window {
+  const binary = result.bytes !== undefined || result.omitted !== undefined;
+  const common = { mime: result.mime, size: result.size, ...(result.etag === undefined ? {} : { etag: result.etag }), binary };
+  const inlineCap = result.omitted === undefined ? {} : { inlineCap: result.omitted.cap };
+  if (result.range !== undefined) {
+    return { ...common, ...inlineCap, offset: result.range.offset, length: result.range.length, text: result.text, ...(result.bytes === undefined ? {} : { bytes: result.bytes }) };
+  }
+  if (binary && result.bytes === undefined) return { ...common, ...inlineCap, offset, length: 0, text: result.text };
+  const whole = binary ? Buffer.from(result.bytes!, 'base64') : Buffer.from(result.text, 'utf8');
+  const slice = whole.subarray(Math.min(offset, whole.length), Math.min(whole.length, offset + length));
+  return binary ? { ...common, offset, length: slice.length, text: result.text, bytes: slice.toString('base64') } : { ...common, offset, length: slice.length, text: slice.toString('utf8') };
+}
+
+/**
+ * The port's capabilities as a plain Set: the loader hands out a frozen ReadonlySet, which the
+ * guard's array-or-Set check would read as an array.
+ */
+function capabilitySet(port: ConnectorPort): ReadonlySet<ConnectorCapability> {
+  return new Set(port.capabilities());
+}
+
+function runView(owner: { readonly runId: string; readonly network: string; readonly host: string; readonly userId: string; readonly agentId: string | null; readonly createdAt: number }): FsRun {
+  return { runId: owner.runId, network: owner.network, host: owner.host, userId: owner.userId, agentId: owner.agentId, createdAt: owner.createdAt };
+}

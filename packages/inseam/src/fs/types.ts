@@ -1,0 +1,247 @@
+/**
+ * The filesystem service's public types: who calls (Caller), what each operation takes, and what
+ * it answers. Addresses in answers are always global (`inseam://{network}/{host}/{path}`).
+ */
+import type { ScopePredicate } from '@inseam/connector';
+import type {
+  ConnectorCapability,
+  DetachedRunStatus,
+  EntryType,
+  ErrorCode,
+  OwnershipScope,
+  PermissionRights,
+  ProbeReason,
+  SessionContext,
+} from '@neuralis/package-system/contracts';
+
+/** What the active model can take in, for binary reads. Absent fields are false. */
+export interface ModelCapabilities {
+  readonly image?: boolean;
+  readonly video?: boolean;
+}
+
+/**
+ * Who is calling. A surface builds it from its own authentication (an API token, the MCP
+ * session, the CLI's local user) — never from tool or request input. `session.projectId` is the
+ * network every call of this caller works in.
+ * `model` is present when the content goes to a model: binary bytes of a kind the model cannot
+ * take (image/*, video/*) are then replaced by a marker. Absent: a person or a program is
+ * reading, and bytes are never withheld for that reason.
+ */
+export interface Caller {
+  readonly session: SessionContext;
+  readonly model?: ModelCapabilities;
+}
+
+/** Where an answer came from: the host itself, or the catalog's synced copy (host offline). */
+export type ContentSource = 'live' | 'catalog';
+
+/** One object, as list and stat describe it. */
+export interface FsEntry {
+  /** Global address. */
+  readonly address: string;
+  readonly host: string;
+  /** Canonical host path ('' for the root). */
+  readonly path: string;
+  /** Last segment, decoded ('' for the root). */
+  readonly name: string;
+  readonly type: EntryType;
+  readonly size?: number;
+  /** RFC 3339 UTC. */
+  readonly mtime?: string;
+  /** Pass to write/delete as `ifMatch`. */
+  readonly etag?: string;
+  readonly mime?: string;
+}
+
+export interface FsStat extends FsEntry {
+  readonly source: ContentSource;
+}
+
+export interface FsListOptions {
+  /** `cursor` of the previous page of the same listing. */
+  readonly cursor?: string;
+  /** 1–1000, default 1000. A page may hold fewer (entries the caller may not read are left out). */
+  readonly limit?: number;
+}
+
+export interface FsListPage {
+  /** The listed directory's global address. */
+  readonly address: string;
+  readonly entries: readonly FsEntry[];
+  /** Present when more entries follow. */
+  readonly cursor?: string;
+  readonly source: ContentSource;
+}
+
+export interface FsByteRange {
+  /** First byte, 0-based. */
+  readonly offset: number;
+  /** Bytes wanted; clipped to the per-message cap. Default: the cap. */
+  readonly length?: number;
+}
+
+export interface FsLineRange {
+  /** First line, 1-based. */
+  readonly start: number;
+  /** Lines wanted; default as many as fit in the per-message cap. */
+  readonly count?: number;
+}
+
+export interface FsReadOptions {
+  /** A byte range. Without `range` or `lines` the whole object is read (see `too_large`). */
+  readonly range?: FsByteRange;
+  /** A line range of a text object; exclusive with `range`. */
+  readonly lines?: FsLineRange;
+  /** Per-message cap in bytes of content; default and ceiling are the service's options. */
+  readonly maxBytes?: number;
+}
+
+/** `text`: content is text. `base64`: content is the bytes. `marker`: content is a note saying what was left out. */
+export type ReadEncoding = 'text' | 'base64' | 'marker';
+
+/** Why binary bytes were left out of a read. */
+export type ReadOmissionReason = 'over_inline_cap' | 'over_message_cap' | 'model_capability';
+
+export interface FsReadOmission {
+  readonly reason: ReadOmissionReason;
+  /** The cap that applied (inline or per-message), in bytes. */
+  readonly cap?: number;
+  /** The model capability that was missing. */
+  readonly capability?: 'image' | 'video';
+}
+
+export interface FsReadResult {
+  readonly address: string;
+  readonly mime: string;
+  /** Bytes of the whole object (of the synced text, when `source` is `catalog`). */
+  readonly size: number;
+  readonly etag?: string;
+  readonly encoding: ReadEncoding;
+  /** The content, once: text, base64 bytes, or a marker. */
+  readonly content: string;
+  /** The bytes `[offset, offset + length)` this answer covers. */
+  readonly offset: number;
+  readonly length: number;
+  /** Where to continue (`range.offset`); absent when the answer reaches the end. */
+  readonly nextOffset?: number;
+  /** For line reads: the lines returned and the line to ask for next (absent at the end). */
+  readonly lines?: { readonly start: number; readonly count: number; readonly next?: number };
+  /** Set when binary bytes were left out; `content` is then the marker. */
+  readonly omitted?: FsReadOmission;
+  readonly source: ContentSource;
+}
+
+export interface FsReadStreamOptions {
+  readonly range?: FsByteRange;
+}
+
+/** A download: raw bytes as they come, for HTTP. */
+export interface FsReadStream {
+  readonly address: string;
+  readonly stream: ReadableStream<Uint8Array>;
+  /** Bytes of the whole object; absent when the host does not know it. */
+  readonly size?: number;
+  readonly etag?: string;
+  readonly mime?: string;
+  /** The bytes `[offset, offset + length)` the stream carries (after clipping to the object); `length` is absent when the size is unknown. */
+  readonly offset: number;
+  readonly length?: number;
+  readonly source: ContentSource;
+}
+
+export interface FsWriteOptions {
+  /** Write only if the current etag equals this (`precondition_failed` otherwise). */
+  readonly ifMatch?: string;
+  /** Write only if nothing exists there (`already_exists` otherwise). */
+  readonly createOnly?: boolean;
+  readonly mime?: string;
+}
+
+export interface FsDeleteOptions {
+  readonly recursive?: boolean;
+  readonly ifMatch?: string;
+}
+
+export interface FsSearchFilters {
+  /** Host slugs of the caller's network. */
+  readonly hosts?: readonly string[];
+  /** Typed predicates (docs/scope.md); every one must hold. */
+  readonly where?: readonly ScopePredicate[];
+  /** `dim<op>value` filters; every one must hold. */
+  readonly whereText?: readonly string[];
+  /** 1–100, default 20. */
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+/** A command to run; `cwd` is an address (global or short) of a directory. */
+export interface FsExecRequest {
+  readonly command: string;
+  readonly cwd: string;
+  /** Milliseconds; the connector applies its own ceiling. Not used by detached runs. */
+  readonly timeout?: number;
+  /** Extra environment; the connector passes only names on its allowlist. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface FsExecOptions {
+  /** Aborting ends the command (e.g. when the HTTP client goes away). */
+  readonly signal?: AbortSignal;
+}
+
+/** A detached run and who owns it. */
+export interface FsRun {
+  readonly runId: string;
+  readonly network: string;
+  readonly host: string;
+  readonly userId: string;
+  readonly agentId: string | null;
+  readonly createdAt: number;
+}
+
+export interface FsRunStatus extends DetachedRunStatus {
+  readonly network: string;
+  readonly host: string;
+}
+
+/**
+ * A host's liveness as the service last saw it.
+ * - `online`: the probe (or a live call) succeeded; `probed` is false when the kind has no probe.
+ * - `offline`: the probe said so, a live call answered `unavailable`, or a runtime-gated host's
+ *   runtime is stopped (`reason: runtime_offline`). Synced content stays readable.
+ * - `unknown`: no probe has finished yet.
+ */
+export interface HostStatus {
+  readonly state: 'online' | 'offline' | 'unknown';
+  readonly reason?: ProbeReason;
+  /** The code an operation would throw now, when known. */
+  readonly code?: ErrorCode;
+  readonly probed?: boolean;
+  /** Runtime-gated hosts: what isRuntimeActive() answered. */
+  readonly runtimeActive?: boolean;
+  /** When this status was learnt (ms since the epoch); absent for `unknown`. */
+  readonly checkedAt?: number;
+}
+
+/** A host as `hosts()` lists it for one caller. */
+export interface FsHost {
+  readonly network: string;
+  readonly slug: string;
+  /** The host root's global address. */
+  readonly address: string;
+  readonly kind: string;
+  readonly label: string;
+  /** The host's description, else its kind's. */
+  readonly description: string;
+  /** The declaring package (origin attribution), or null when a person added the host. */
+  readonly origin: string | null;
+  readonly ownership: OwnershipScope;
+  readonly category: string | null;
+  /** The kind's declared capabilities; empty when the kind is not registered (an orphan). */
+  readonly capabilities: readonly ConnectorCapability[];
+  /** The caller's rights at the host root. */
+  readonly rights: PermissionRights;
+  readonly runtimeGated: boolean;
+  readonly status: HostStatus;
+}
