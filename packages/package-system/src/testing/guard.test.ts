@@ -28,6 +28,15 @@ describe('assertCapability (OpenDAL style: one flat capability set, checked befo
     expect(() => assertCapability('box', ['list', 'read', 'exec', 'execDetached'], 'exec', [{ command: 'x', cwd: 'box://', background: true }])).not.toThrow();
   });
 
+  it('accepts any set-like capability set, such as the frozen set the loader hands out', () => {
+    const frozen: ReadonlySet<'list' | 'read' | 'write'> = {
+      has: (capability: string) => capability === 'list' || capability === 'read',
+      size: 2,
+    } as unknown as ReadonlySet<'list' | 'read' | 'write'>;
+    expect(() => assertCapability('notion', frozen, 'read')).not.toThrow();
+    expect(() => assertCapability('notion', frozen, 'write')).toThrow(expect.objectContaining({ code: 'unsupported', operation: 'write' }));
+  });
+
   it('refuses an operation name outside the closed list', () => {
     expect(() => assertCapability('box', ['list', 'read'], 'rename' as never)).toThrow(expect.objectContaining({ code: 'unsupported', operation: 'rename' }));
   });

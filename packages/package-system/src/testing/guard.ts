@@ -68,7 +68,8 @@ export interface PortOperationSignatures {
 export type CapabilitySet = ReadonlySet<ConnectorCapability> | readonly ConnectorCapability[];
 
 function hasCapability(capabilities: CapabilitySet, capability: ConnectorCapability): boolean {
-  return capabilities instanceof Set ? capabilities.has(capability) : (capabilities as readonly string[]).includes(capability);
+  // Any set-like object (the loader hands out a frozen set that is not a Set instance) answers has().
+  return Array.isArray(capabilities) ? (capabilities as readonly string[]).includes(capability) : (capabilities as ReadonlySet<string>).has(capability);
 }
 
 function isPortOperation(value: string): value is PortOperation {
