@@ -1,0 +1,226 @@
+// mcp: small-file reads and directory listings over MCP stdio — `inseam mcp` against the
+// reference server `@modelcontextprotocol/server-filesystem`, on the same folder, both driven by
+// the same SDK client in one run.
+//
+//   node bench/mcp.mjs [--rounds N] [--files N] [--big N] [--large MiB]
+//
+// Cases, each a timed burst of tool calls on one warm session:
+//   read 1 KiB ×N       every small file once, one call at a time (inseam `read`, reference `read_text_file`)
+//   read 1 KiB ×N, 8 in flight   the same with 8 calls outstanding
+//   list N entries      the folder of N small files, whole (inseam `list`, one page; reference `list_directory`)
+//   list M entries      a folder of M files (inseam pages of 1,000 with the cursor; the reference one reply)
+//   read L MiB          one large text file whole (inseam in pages of 4 MiB, continuing with nextOffset;
+//                       the reference in one reply, which carries the text twice)
+// Rounds interleave the two servers (inseam, reference, inseam, …) and the median counts.
+// Reply bytes are the JSON-RPC result as the client received it.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { benchRoot } from './lib/fixtures.mjs';
+import { busyWarning, ensureBuiltEntries, machineFacts, median, repoRoot, roundsFromArgv, saveResults, wholeNumberOption } from './lib/measure.mjs';
+
+const argv = process.argv.slice(2);
+const rounds = roundsFromArgv(argv, 5);
+const fileCount = wholeNumberOption(argv, '--files', 1000);
+const bigCount = wholeNumberOption(argv, '--big', 5000);
+const largeMiB = wholeNumberOption(argv, '--large', 16);
+const PAGE = 4 * 1024 * 1024;
+const CONCURRENCY = 8;
+
+/** Deterministic text of about 1 KiB: line-broken words, so both servers see ordinary text. */
+function smallText(index) {
+  const words = [];
+  for (let word = 0; words.join(' ').length < 1000; word += 1) words.push(`w${(index * 7919 + word * 104729) % 100000}`);
+  return `${words.join(' ').replace(/(\S+ ){12}/g, (line) => `${line.trim()}\n`)}\n`;
+}
+
+async function buildFixture(root) {
+  await rm(root, { recursive: true, force: true });
+  await mkdir(join(root, 'small'), { recursive: true });
+  await mkdir(join(root, 'many'), { recursive: true });
+  const writes = [];
+  for (let index = 0; index < fileCount; index += 1) writes.push(writeFile(join(root, 'small', `note-${String(index).padStart(5, '0')}.txt`), smallText(index)));
+  for (let index = 0; index < bigCount; index += 1) writes.push(writeFile(join(root, 'many', `f-${String(index).padStart(6, '0')}.txt`), 'x'));
+  const line = `${'large text line '.repeat(6)}\n`;
+  writes.push(writeFile(join(root, 'large.txt'), line.repeat(Math.ceil((largeMiB * 1024 * 1024) / line.length))));
+  await Promise.all(writes);
+}
+
+async function inseamData(dataDir, folder) {
+  const { openPlatform } = await import('inseam/platform');
+  await rm(dataDir, { recursive: true, force: true });
+  const platform = await openPlatform({ dataDir, env: {} });
+  try {
+    await platform.networks.init('bench');
+    await platform.networks.addHost({ network: 'bench', slug: 'files', kind: 'fs', config: { root: folder } });
+  } finally {
+    await platform.close();
+  }
+}
+
+async function connect(command, args, env = {}) {
+  const client = new Client({ name: 'inseam-bench', version: '1.0.0' });
+  // The reference answers a whole file twice in one message: lift the client's 10 MB line limit.
+  await client.connect(new StdioClientTransport({ command, args, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'ignore', maxBufferSize: 1024 * 2 ** 20 }));
+  return client;
+}
+
+/** The reply's size as sent: the result's JSON. */
+function bytesOf(result) {
+  return Buffer.byteLength(JSON.stringify(result));
+}
+
+function check(result, what) {
+  if (result.isError) throw new Error(`${what} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+  return result;
+}
+
+/** The two servers' ways of doing each thing; each returns { items, bytes }. */
+function drivers(folder) {
+  const smallNames = Array.from({ length: fileCount }, (_, index) => `note-${String(index).padStart(5, '0')}.txt`);
+  return {
+    inseam: {
+      read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read', arguments: { address: `files://small/${name}` } }), `read ${name}`)),
+      whole: async (client, path) => {
+        let offset = 0;
+        let items = 0;
+        let bytes = 0;
+        for (;;) {
+          const result = check(await client.callTool({ name: 'read', arguments: { address: `files://${path}`, offset, maxBytes: PAGE } }, undefined, { timeout: 600_000 }), `read ${path}`);
+          items += Buffer.byteLength(result.content[0].text);
+          bytes += bytesOf(result);
+          if (result.structuredContent.done) return { items, bytes };
+          offset = result.structuredContent.nextOffset;
+        }
+      },
+      list: async (client, dir) => {
+        let cursor;
+        let items = 0;
+        let bytes = 0;
+        do {
+          const result = check(await client.callTool({ name: 'list', arguments: { address: `files://${dir}`, ...(cursor === undefined ? {} : { cursor }) } }), `list ${dir}`);
+          items += result.structuredContent.entries.length;
+          bytes += bytesOf(result);
+          cursor = result.structuredContent.cursor;
+        } while (cursor !== undefined);
+        return { items, bytes };
+      },
+    },
+    reference: {
+      read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, 'small', name) } }), `read ${name}`)),
+      whole: async (client, path) => {
+        const result = check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, path) } }, undefined, { timeout: 600_000 }), `read ${path}`);
+        return { items: Buffer.byteLength(result.content[0].text), bytes: bytesOf(result) };
+      },
+      list: async (client, dir) => {
+        const result = check(await client.callTool({ name: 'list_directory', arguments: { path: join(folder, dir) } }), `list ${dir}`);
+        return { items: result.content[0].text.split('\n').filter((line) => line !== '').length, bytes: bytesOf(result) };
+      },
+    },
+    smallNames,
+  };
+}
+
+async function readSequential(driver, client, names) {
+  let bytes = 0;
+  for (const name of names) bytes += await driver.read(client, name);
+  return { items: names.length, bytes };
+}
+
+async function readConcurrent(driver, client, names) {
+  let next = 0;
+  let bytes = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const got = await driver.read(client, names[next++]);
+      bytes += got;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { items: names.length, bytes };
+}
+
+async function main() {
+  ensureBuiltEntries('packages/inseam', ['cli/main.js', 'mcp/index.js', 'platform/index.js']);
+  const warning = busyWarning();
+  if (warning !== '') process.stderr.write(`${warning}\n`);
+  const root = join(benchRoot, 'mcp');
+  const folder = join(root, 'files');
+  const dataDir = join(root, 'data');
+  await buildFixture(folder);
+  await inseamData(dataDir, folder);
+  const { smallNames, ...servers } = drivers(folder);
+  const clients = {
+    inseam: await connect(process.execPath, [join(repoRoot, 'packages/inseam/bin/inseam.js'), 'mcp', '--data', dataDir, '--network', 'bench', '--user', 'bench']),
+    reference: await connect(process.execPath, [join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), folder]),
+  };
+  const cases = [
+    { name: `read 1 KiB ×${fileCount}, one at a time`, unit: 'calls', run: (driver, client) => readSequential(driver, client, smallNames) },
+    { name: `read 1 KiB ×${fileCount}, ${CONCURRENCY} in flight`, unit: 'calls', run: (driver, client) => readConcurrent(driver, client, smallNames) },
+    { name: `list ${fileCount} entries ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.list(client, 'small'))) },
+    { name: `list ${bigCount} entries ×5`, unit: 'entries', run: async (driver, client) => sum(await repeat(5, () => driver.list(client, 'many'))) },
+    { name: `read a ${largeMiB} MiB text file whole`, unit: 'bytes', run: (driver, client) => driver.whole(client, 'large.txt') },
+  ];
+  const results = [];
+  try {
+    for (const benchCase of cases) {
+      const times = { inseam: [], reference: [] };
+      const outcome = {};
+      // One warm-up of each, then interleaved rounds.
+      for (let round = 0; round <= rounds; round += 1) {
+        for (const server of ['inseam', 'reference']) {
+          const started = performance.now();
+          const done = await benchCase.run(servers[server], clients[server]);
+          const ms = performance.now() - started;
+          if (round > 0) times[server].push(ms);
+          outcome[server] = done;
+        }
+      }
+      if (outcome.inseam.items !== outcome.reference.items) throw new Error(`${benchCase.name}: inseam saw ${outcome.inseam.items} ${benchCase.unit}, the reference ${outcome.reference.items}.`);
+      results.push({ name: benchCase.name, unit: benchCase.unit, items: outcome.inseam.items, inseamMs: median(times.inseam), referenceMs: median(times.reference), inseamRange: range(times.inseam), referenceRange: range(times.reference), inseamBytes: outcome.inseam.bytes, referenceBytes: outcome.reference.bytes });
+    }
+  } finally {
+    await Promise.allSettled(Object.values(clients).map((client) => client.close()));
+  }
+  const machine = machineFacts();
+  const lines = [
+    `| case | inseam | reference | reference ÷ inseam | inseam ${'/s'} | reference ${'/s'} | reply bytes inseam / reference |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...results.map((row) =>
+      [
+        row.name,
+        `${row.inseamMs.toFixed(0)} ms`,
+        `${row.referenceMs.toFixed(0)} ms`,
+        `${(row.referenceMs / row.inseamMs).toFixed(2)}×`,
+        rate(row.items, row.inseamMs, row.unit),
+        rate(row.items, row.referenceMs, row.unit),
+        row.unit === 'bytes' ? `${(row.inseamBytes / 2 ** 20).toFixed(1)} / ${(row.referenceBytes / 2 ** 20).toFixed(1)} MiB` : `${(row.inseamBytes / row.items).toFixed(0)} / ${(row.referenceBytes / row.items).toFixed(0)} per ${row.unit === 'calls' ? 'call' : 'entry'}`,
+      ].join(' | '),
+    ).map((line) => `| ${line} |`),
+  ];
+  process.stdout.write(`mcp over stdio, ${rounds} rounds (median; ranges in the saved results), Node ${process.version}, load ${machine.loadAverageAtStart}\n${lines.join('\n')}\n`);
+  const file = await saveResults('mcp', { machine, rounds, fileCount, bigCount, results });
+  process.stdout.write(`results: ${file}\n`);
+}
+
+async function repeat(count, work) {
+  const outcomes = [];
+  for (let index = 0; index < count; index += 1) outcomes.push(await work());
+  return outcomes;
+}
+
+function sum(outcomes) {
+  return outcomes.reduce((total, outcome) => ({ items: total.items + outcome.items, bytes: total.bytes + outcome.bytes }), { items: 0, bytes: 0 });
+}
+
+function rate(items, ms, unit) {
+  if (unit === 'bytes') return `${((items / 2 ** 20 / ms) * 1000).toFixed(0)} MiB`;
+  return `${Math.round((items / ms) * 1000).toLocaleString('en-US')} ${unit}`;
+}
+
+function range(values) {
+  return [Math.min(...values), Math.max(...values)];
+}
+
+await main();

@@ -1,0 +1,225 @@
+/**
+ * The filesystem tools: hosts, list, stat, read, write, delete, search — each one call of the
+ * filesystem service with the session's caller, so routing, permission trees, capabilities and
+ * offline answers are exactly those of every other surface (docs/fs.md).
+ */
+import { z } from 'zod';
+import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FsEntry, FsHost, FsListPage, FsReadOptions } from '../../fs/index.js';
+import { DEFAULT_READ_BYTES } from '../../fs/index.js';
+import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
+import { readToolResult } from '../read-content.js';
+
+/**
+ * The largest page one read call may ask for over MCP. Base64 grows bytes by a third, and the
+ * SDK's stdio transport refuses messages over 10 MB; 4 MiB keeps every answer well under it.
+ */
+export const MCP_MAX_READ_BYTES = 4 * 1024 * 1024;
+
+const address = z.string().min(1).max(8192).describe('An address: inseam://{network}/{host}/{path}, or the short form {host}://{path} in this session\'s network.');
+const count = (max: number): z.ZodNumber => z.number().int().min(0).max(max);
+
+function json(value: object): Record<string, unknown> {
+  return { ...value };
+}
+
+function entryLine(entry: FsEntry): string {
+  if (entry.type === 'directory') return `${entry.name}/`;
+  return entry.size === undefined ? entry.name : `${entry.name}  ${entry.size} B`;
+}
+
+function listText(page: FsListPage): string {
+  const head = `${page.address} — ${page.entries.length} entr${page.entries.length === 1 ? 'y' : 'ies'}${page.source === 'catalog' ? ' (host offline: synced copy)' : ''}`;
+  const tail = page.cursor === undefined ? '' : `\nmore: call list again with cursor "${page.cursor}"`;
+  return `${head}\n${page.entries.map(entryLine).join('\n')}${tail}`;
+}
+
+/**
+ * A listing for programs: the directory's address once, each entry by name (its address is the
+ * directory's plus the encoded name) with what stat would say of it but the MIME type.
+ */
+function listStructure(page: FsListPage): Record<string, unknown> {
+  const entries = page.entries.map((entry) => ({
+    name: entry.name,
+    type: entry.type,
+    ...(entry.size === undefined ? {} : { size: entry.size }),
+    ...(entry.mtime === undefined ? {} : { mtime: entry.mtime }),
+    ...(entry.etag === undefined ? {} : { etag: entry.etag }),
+  }));
+  return { address: page.address, entries, ...(page.cursor === undefined ? {} : { cursor: page.cursor }), source: page.source };
+}
+
+function hostLine(host: FsHost): string {
+  const state = host.status.state === 'offline' ? ' (offline)' : '';
+  const rights = (['read', 'write', 'exec'] as const).filter((right) => host.rights[right]).join('/') || 'none';
+  return `${host.address} — ${host.label} [${host.kind}]${state}, rights: ${rights}${host.description === '' ? '' : `\n  ${host.description}`}`;
+}
+
+const hostsTool: HostedTool = {
+  name: 'hosts',
+  title: 'Hosts',
+  description: 'Lists the hosts (mounted sources) of this session\'s network that it may use, with each one\'s kind, description, rights at its root and liveness.',
+  inputSchema: z.object({}),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async call(_args: Record<string, never>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+    const hosts = await fs.hosts(caller);
+    return { content: [{ type: 'text', text: hosts.length === 0 ? 'This network has no host this session may use.' : hosts.map(hostLine).join('\n') }], structuredContent: { hosts } };
+  },
+};
+
+const listInput = z.object({
+  address,
+  cursor: z.string().max(4096).optional().describe('The cursor a previous page of the same listing returned.'),
+  limit: z.number().int().min(1).max(1000).optional().describe('Entries per page, 1–1000 (default 1000).'),
+});
+
+const listTool: HostedTool = {
+  name: 'list',
+  title: 'List a directory',
+  description: 'Lists one page of the direct children of a directory (entries this session may not read are left out): names (directories end in "/"), sizes, and in the structured answer mtime and etag. Continue with the returned cursor.',
+  inputSchema: listInput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async call(args: z.infer<typeof listInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+    const page = await fs.list(caller, args.address, { ...(args.cursor === undefined ? {} : { cursor: args.cursor }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
+    return { content: [{ type: 'text', text: listText(page) }], structuredContent: listStructure(page) };
+  },
+};
+
+const statInput = z.object({ address });
+
+const statTool: HostedTool = {
+  name: 'stat',
+  title: 'Describe an object',
+  description: 'Describes one object: type, size, modification time, etag (pass it to write or delete as ifMatch) and MIME type.',
+  inputSchema: statInput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async call(args: z.infer<typeof statInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+    const entry = await fs.stat(caller, args.address);
+    const facts = [entry.type, entry.size === undefined ? undefined : `${entry.size} bytes`, entry.mime, entry.mtime === undefined ? undefined : `modified ${entry.mtime}`, entry.etag === undefined ? undefined : `etag ${entry.etag}`];
+    return { content: [{ type: 'text', text: `${entry.address}: ${facts.filter((fact) => fact !== undefined).join(', ')}` }], structuredContent: json(entry) };
+  },
+};
+
+const readInput = z.object({
+  address,
+  offset: count(Number.MAX_SAFE_INTEGER).optional().describe('First byte to read (0-based); continue a long read with the nextOffset of the previous answer.'),
+  length: count(MCP_MAX_READ_BYTES).optional().describe('Bytes wanted from offset; at most maxBytes.'),
+  lineStart: z.number().int().min(1).optional().describe('First line to read (1-based), for text; exclusive with offset/length.'),
+  lineCount: z.number().int().min(1).optional().describe('Lines wanted from lineStart; default as many as fit in maxBytes.'),
+  maxBytes: z.number().int().min(1).max(MCP_MAX_READ_BYTES).optional().describe(`Per-message cap in bytes (default ${DEFAULT_READ_BYTES}, at most ${MCP_MAX_READ_BYTES}).`),
+});
+
+type ReadInput = z.infer<typeof readInput>;
+
+function readOptions(args: ReadInput): FsReadOptions {
+  const byBytes = args.offset !== undefined || args.length !== undefined;
+  const byLines = args.lineStart !== undefined || args.lineCount !== undefined;
+  if (byBytes && byLines) throw new InvalidArgumentError('Give a byte range (offset, length) or a line range (lineStart, lineCount), not both.', { details: { argument: 'lineStart' } });
+  if (args.lineCount !== undefined && args.lineStart === undefined) throw new InvalidArgumentError('lineCount needs lineStart.', { details: { argument: 'lineStart' } });
+  const cap = args.maxBytes === undefined ? {} : { maxBytes: args.maxBytes };
+  if (args.lineStart !== undefined) return { lines: { start: args.lineStart, ...(args.lineCount === undefined ? {} : { count: args.lineCount }) }, ...cap };
+  if (byBytes) return { range: { offset: args.offset ?? 0, ...(args.length === undefined ? {} : { length: args.length }) }, ...cap };
+  return cap;
+}
+
+const readTool: HostedTool = {
+  name: 'read',
+  title: 'Read an object',
+  description:
+    'Reads one page of an object: text as text, images as images when this client declared it can show them, other bytes as an embedded resource; objects too large for one message come back as a resource link. ' +
+    'The answer says size, etag, nextOffset and done: call again with offset = nextOffset until done is true. Without offset, length or lines a large text object starts at its first page.',
+  inputSchema: readInput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async call(args: ReadInput, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+    const options = readOptions(args);
+    try {
+      return readToolResult(await fs.read(caller, args.address, options));
+    } catch (error) {
+      // A whole read of text over the cap: hand the agent the first page rather than a refusal.
+      if (options.range === undefined && options.lines === undefined && (error as { code?: unknown }).code === 'too_large') {
+        return readToolResult(await fs.read(caller, args.address, { ...options, range: { offset: 0 } }));
+      }
+      throw error;
+    }
+  },
+};
+
+const writeInput = z.object({
+  address,
+  content: z.string().describe('The new content: text, or base64 bytes with encoding "base64".'),
+  encoding: z.enum(['text', 'base64']).optional().describe('How content is given; default text (stored as UTF-8).'),
+  ifMatch: z.string().min(1).max(1024).optional().describe('Write only if the object\'s current etag is this one (precondition_failed otherwise).'),
+  createOnly: z.boolean().optional().describe('Write only if nothing exists at the address yet (already_exists otherwise).'),
+  mime: z.string().min(1).max(255).optional(),
+});
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+const writeTool: HostedTool = {
+  name: 'write',
+  title: 'Write an object',
+  description: 'Creates or replaces an object atomically. Use ifMatch with the etag from stat or read so a concurrent change is never overwritten, or createOnly to never replace anything.',
+  inputSchema: writeInput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async call(args: z.infer<typeof writeInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+    let content: string | Uint8Array = args.content;
+    if (args.encoding === 'base64') {
+      if (!BASE64.test(args.content)) throw new InvalidArgumentError('content is not base64 (A–Z, a–z, 0–9, "+", "/", padded with "=").', { details: { argument: 'content' } });
+      content = new Uint8Array(Buffer.from(args.content, 'base64'));
+    }
+    const entry = await fs.write(caller, args.address, content, {
+      ...(args.ifMatch === undefined ? {} : { ifMatch: args.ifMatch }),
+      ...(args.createOnly === undefined ? {} : { createOnly: args.createOnly }),
+      ...(args.mime === undefined ? {} : { mime: args.mime }),
+    });
+    return { content: [{ type: 'text', text: `Wrote ${entry.address}${entry.size === undefined ? '' : ` (${entry.size} bytes)`}${entry.etag === undefined ? '' : `, etag ${entry.etag}`}.` }], structuredContent: json(entry) };
+  },
+};
+
+const deleteInput = z.object({
+  address,
+  recursive: z.boolean().optional().describe('Remove a directory with everything in it.'),
+  ifMatch: z.string().min(1).max(1024).optional().describe('Delete only if the object\'s current etag is this one.'),
+});
+
+const deleteTool: HostedTool = {
+  name: 'delete',
+  title: 'Delete an object',
+  description: 'Removes an object (a directory only with recursive). Use ifMatch to remove only the version you read.',
+  inputSchema: deleteInput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async call(args: z.infer<typeof deleteInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+    await fs.delete(caller, args.address, { ...(args.recursive === undefined ? {} : { recursive: args.recursive }), ...(args.ifMatch === undefined ? {} : { ifMatch: args.ifMatch }) });
+    return { content: [{ type: 'text', text: `Deleted ${args.address}.` }], structuredContent: { deleted: args.address } };
+  },
+};
+
+const searchInput = z.object({
+  query: z.string().min(1).max(1000).describe('Words, "quoted phrases" and prefix* terms, all of which must match.'),
+  hosts: z.array(z.string().min(1).max(128)).max(100).optional().describe('Only these host slugs.'),
+  where: z.array(z.string().min(1).max(1000)).max(20).optional().describe('Filters on declared dimensions, each dim<op>value (e.g. "mtime>=2024-01-01"); all must hold.'),
+  limit: z.number().int().min(1).max(100).optional(),
+  cursor: z.string().max(4096).optional().describe('The next of a previous answer.'),
+});
+
+const searchTool: HostedTool = {
+  name: 'search',
+  title: 'Search content',
+  description: 'Full-text search over the synced content of this network\'s hosts (offline hosts included); only objects this session may read are returned.',
+  inputSchema: searchInput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async call(args: z.infer<typeof searchInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+    const page = await fs.search(caller, args.query, {
+      ...(args.hosts === undefined ? {} : { hosts: args.hosts }),
+      ...(args.where === undefined ? {} : { whereText: args.where }),
+      ...(args.limit === undefined ? {} : { limit: args.limit }),
+      ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+    });
+    const lines = page.hits.map((hit) => `${hit.address}\n  ${hit.snippet.replace(/\s+/g, ' ')}`);
+    if (page.next !== undefined) lines.push(`more: call search again with cursor "${page.next}"`);
+    return { content: [{ type: 'text', text: lines.length === 0 ? 'No matches.' : lines.join('\n') }], structuredContent: json(page) };
+  },
+};
+
+export const FILE_TOOLS: readonly HostedTool[] = [hostsTool, listTool, statTool, readTool, writeTool, deleteTool, searchTool];
