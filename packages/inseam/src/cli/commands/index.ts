@@ -1,20 +1,28 @@
 /** Every subcommand, registered in the order `inseam --help` lists them. */
 import type { Command } from 'commander';
 import type { CliIo } from '../program.js';
+import { registerConnectorCommands } from './connector.js';
 import { registerCrawlCommand } from './crawl.js';
 import { registerFilesCommand } from './files.js';
 import { registerHostCommand } from './host.js';
+import { registerMcpCommand } from './mcp.js';
 import { registerNetworkCommand } from './network.js';
 import { registerSearchCommand } from './search.js';
 import { registerDataOption } from './support.js';
 import { registerTrialCommand } from './trial.js';
+import { registerTokenCommand } from './token.js';
+import { registerUpCommand } from './up.js';
 
 export function registerCommands(program: Command, io: CliIo): void {
   registerDataOption(program);
+  registerUpCommand(program, io);
   registerNetworkCommand(program, io);
   registerHostCommand(program, io);
   registerFilesCommand(program, io);
   registerCrawlCommand(program, io);
   registerSearchCommand(program, io);
   registerTrialCommand(program, io);
+  registerConnectorCommands(program, io);
+  registerTokenCommand(program, io);
+  registerMcpCommand(program, io);
 }

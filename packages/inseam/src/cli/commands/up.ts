@@ -1,0 +1,269 @@
+/**
+ * `inseam up [--data dir] [--folder path] [--port n] [--host addr]`: the main job. Serves the web
+ * page (`/`), the HTTP API (`/v1`) and the MCP endpoint (`/mcp`) on one port over the embedded
+ * store in the data directory.
+ *
+ * First start (no network yet): creates network `home` (with its pad) and an `fs` host `files` on
+ * `--folder`, or on a demo folder `<data>/demo` it fills with a README and a few samples; and, while
+ * `<data>/admin.token` does not exist, an admin token it prints once and saves there (mode 0600).
+ * Every start: registers installed sandboxed connectors again, starts syncing (a first crawl of
+ * `files`), listens, and prints the URLs.
+ *
+ * SIGINT/SIGTERM: stop accepting connections, finish the requests in flight (for at most
+ * SHUTDOWN_GRACE_MS, then close what is left), pause crawls at their next checkpoint, close the
+ * store — exit 0 with nothing committed lost. A second signal skips the wait.
+ */
+import { constants } from 'node:fs';
+import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError, NotFoundError, PermissionDeniedError, UnavailableError } from '@neuralis/package-system/contracts';
+import { ConnectorLifecycle } from '../../connectors/index.js';
+import { ADMIN_FEATURES, DEFAULT_MAX_WRITE_BYTES, TokenService, createServer } from '../../http/index.js';
+import { openPlatform, type Platform } from '../../platform/index.js';
+import type { CliIo } from '../program.js';
+import { collect } from './support.js';
+import { localUser } from './token.js';
+
+export const DEFAULT_PORT = 7341;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_NETWORK = 'home';
+export const FILES_HOST = 'files';
+export const ADMIN_TOKEN_FILE = 'admin.token';
+/** How long shutdown waits for requests in flight before closing their connections. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+interface UpOptions {
+  readonly folder?: string;
+  readonly port: string;
+  readonly host: string;
+  readonly maxWriteBytes?: string;
+  readonly allowPrivateOrigin: readonly string[];
+}
+
+const DEMO_FILES: Readonly<Record<string, string>> = {
+  'README.md':
+    '# Welcome to inseam\n\nThis demo folder is mounted as the host `files` of network `home`: `inseam://home/files/README.md`.\n\nTry `inseam ls inseam://home/files/`, `inseam search welcome`, or the HTTP API at /v1 with the admin token.\nReplace it with your own folder: start over with `inseam up --folder <path>` on a new data directory, or add hosts with `inseam host add`.\n',
+  'notes/ideas.md': '# Ideas\n\n- Mount the team drive next to this folder.\n- Let an agent search across both.\n',
+  'notes/meeting-2024-05-02.txt': 'Meeting, 2 May 2024\nAgreed: ship the harbour crane on Tuesday.\n',
+  'data/cities.csv': 'city,country,population\nLisbon,Portugal,545000\nOslo,Norway,709000\nKyoto,Japan,1464000\n',
+  'data/settings.json': '{\n  "theme": "dark",\n  "language": "en"\n}\n',
+};
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidArgumentError(`--port must be a port number from 0 (any free port) to 65535, not ${JSON.stringify(text)}.`, { details: { argument: 'port' } });
+  }
+  return port;
+}
+
+function bytesOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MAX_WRITE_BYTES;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError('--max-write-bytes must be a whole number of bytes.', { details: { argument: 'max-write-bytes' } });
+  return value;
+}
+
+async function checkFolder(path: string): Promise<string> {
+  const folder = isAbsolute(path) ? path : resolve(path);
+  const found = await stat(folder).catch(() => null);
+  if (found === null || !found.isDirectory()) throw new NotFoundError(`--folder ${JSON.stringify(path)} is not a folder; name an existing folder to mount.`, { details: { argument: 'folder' } });
+  return folder;
+}
+
+/** Writes the demo folder's files that are not there yet. */
+async function demoFolder(dataDir: string): Promise<string> {
+  const root = join(dataDir, 'demo');
+  for (const [path, text] of Object.entries(DEMO_FILES)) {
+    const file = join(root, path);
+    await mkdir(join(file, '..'), { recursive: true });
+    await writeFile(file, text, { flag: 'wx' }).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+    });
+  }
+  return root;
+}
+
+interface Setup {
+  readonly created: boolean;
+  readonly folder: string | null;
+}
+
+/**
+ * On a data directory with no network: network `home` and host `files`. With `home` there but no
+ * `files` host and a `--folder` given: adds it. Otherwise leaves everything as it is.
+ */
+async function firstStart(platform: Platform, folder: string | undefined): Promise<Setup> {
+  const networks = await platform.networks.list();
+  const home = networks.find((network) => network.slug === DEFAULT_NETWORK);
+  if (networks.length > 0 && (home === undefined || folder === undefined)) return { created: false, folder: null };
+  if (home !== undefined && (await platform.store.hosts.get({ network: DEFAULT_NETWORK, host: FILES_HOST })) !== null) return { created: false, folder: null };
+  const root = folder ?? (await demoFolder(platform.dataDir));
+  if (home === undefined) await platform.networks.init(DEFAULT_NETWORK, { label: 'Home' });
+  await platform.networks.addHost({
+    network: DEFAULT_NETWORK,
+    slug: FILES_HOST,
+    kind: 'fs',
+    config: { root },
+    label: 'Files',
+    description: folder === undefined ? 'A demo folder with a README and a few sample files.' : 'The folder named when inseam was first started.',
+    sync: { trigger: 'auto' },
+  });
+  return { created: true, folder: root };
+}
+
+/** The admin token, made while `<data>/admin.token` does not exist; null when it exists already. */
+async function adminToken(platform: Platform, tokens: TokenService): Promise<string | null> {
+  const file = join(platform.dataDir, ADMIN_TOKEN_FILE);
+  let handle;
+  try {
+    handle = await open(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EEXIST') return null;
+    throw error;
+  }
+  let written = false;
+  try {
+    const created = await tokens.create({ name: 'admin (inseam up)', userId: localUser(), features: ADMIN_FEATURES });
+    await handle.writeFile(`${created.token}\n`);
+    written = true;
+    return created.token;
+  } finally {
+    await handle.close();
+    // A file without a token would stop every later start from making one.
+    if (!written) await rm(file, { force: true });
+  }
+}
+
+/** Why the server could not listen, as a typed error a person can act on. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'EADDRINUSE') return new UnavailableError(`Port ${port} on ${host} is in use (another inseam?); choose another with --port, or 0 for any free one.`, { details: { reason: 'address_in_use' } });
+  if (code === 'EACCES') return new PermissionDeniedError(`Listening on ${host}:${port} is not permitted; use a port above 1023.`, { details: { reason: 'listen_not_permitted' } });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new InvalidArgumentError(`--host ${JSON.stringify(host)} is not an address of this machine; the default is ${DEFAULT_HOST}.`, { details: { argument: 'host' } });
+  }
+  return error;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Resolves at the first SIGINT or SIGTERM; `again` at every later one. */
+function stopSignals(again: () => void): { readonly stopped: Promise<string>; dispose(): void } {
+  let first = true;
+  let resolveStop: (signal: string) => void = () => undefined;
+  const stopped = new Promise<string>((resolve) => (resolveStop = resolve));
+  const onSignal = (signal: string): void => {
+    if (first) {
+      first = false;
+      resolveStop(signal);
+    } else again();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stopped,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+export function registerUpCommand(program: Command, io: CliIo): void {
+  program
+    .command('up')
+    .description('Serve the web page, the HTTP API (/v1) and MCP (/mcp) on one port over the embedded store.')
+    .option('--folder <path>', 'first start: the folder host "files" mounts (default: a demo folder in the data directory)')
+    .option('--port <n>', 'the port; 0 picks a free one', String(DEFAULT_PORT))
+    .option('--host <addr>', 'the address to listen on; anything but loopback exposes the API to the network', DEFAULT_HOST)
+    .option('--max-write-bytes <n>', `the largest body PUT /v1/fs/write accepts (default ${DEFAULT_MAX_WRITE_BYTES})`)
+    .option('--allow-private-origin <origin>', 'let connectors trialled and installed over MCP reach this origin on a private address (a NAS, a service on loopback); repeatable', collect, [])
+    .action(async (options: UpOptions, command: Command) => {
+      const port = portOf(options.port);
+      const maxWriteBytes = bytesOf(options.maxWriteBytes);
+      const folder = options.folder === undefined ? undefined : await checkFolder(options.folder);
+      const data = (command.optsWithGlobals() as { data?: string }).data;
+      const platform = await openPlatform({ ...(data === undefined ? {} : { dataDir: data }), env: io.env });
+      let closed = false;
+      const closePlatform = async (): Promise<void> => {
+        if (!closed) await platform.close();
+        closed = true;
+      };
+      try {
+        const setup = await firstStart(platform, folder);
+        const tokens = new TokenService(platform.store.tokens);
+        const token = await adminToken(platform, tokens);
+        const connectors = new ConnectorLifecycle(platform);
+        const restored = await connectors.restore();
+        for (const failure of restored.failed) io.stderr.write(`inseam: connector ${failure.sha.slice(0, 12)} could not be registered again: ${failure.message} [${failure.code}]\n`);
+        const app = await createServer({
+          platform,
+          tokens,
+          connectors,
+          maxWriteBytes,
+          logger: { level: 'warn', stream: io.stderr },
+          mcp: { allowPrivateOrigins: options.allowPrivateOrigin },
+        });
+        const signals = stopSignals(() => app.server.closeAllConnections());
+        try {
+          await app.listen({ host: options.host, port }).catch((error: unknown) => Promise.reject(listenError(error, options.host, port)));
+          const address = app.server.address();
+          const bound = typeof address === 'object' && address !== null ? address.port : port;
+          const base = `http://${urlHost(options.host)}:${bound}`;
+          platform.scheduler.on('failed', (ref, error) => io.stderr.write(`inseam: syncing ${ref.network}/${ref.host} failed: ${error instanceof Error ? error.message : String(error)}\n`));
+          await platform.startSync();
+          io.stdout.write(await banner(platform, { base, setup, token }));
+          if (!isLoopback(options.host)) io.stderr.write(`inseam: listening on ${options.host} exposes the API to the network, over plain HTTP; put it behind TLS.\n`);
+          const signal = await signals.stopped;
+          io.stderr.write(`${signal === 'SIGINT' ? '\n' : ''}Stopping: finishing requests in flight, pausing crawls at a checkpoint…\n`);
+          const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+          try {
+            await app.close();
+          } finally {
+            clearTimeout(grace);
+          }
+          await closePlatform();
+          io.stderr.write('Stopped; everything is saved.\n');
+        } finally {
+          signals.dispose();
+          await app.close();
+        }
+      } finally {
+        await closePlatform();
+      }
+    });
+}
+
+async function banner(platform: Platform, facts: { readonly base: string; readonly setup: Setup; readonly token: string | null }): Promise<string> {
+  const lines = [
+    `inseam is up (data: ${platform.dataDir}).`,
+    '',
+    `  Web page   ${facts.base}/`,
+    `  HTTP API   ${facts.base}/v1   (OpenAPI: ${facts.base}/v1/openapi.json)`,
+    `  MCP        ${facts.base}/mcp`,
+    '',
+  ];
+  for (const network of await platform.networks.list()) {
+    const hosts = await platform.store.hosts.list(network.slug);
+    lines.push(`Network "${network.slug}": hosts ${hosts.map((host) => host.slug).join(', ') || 'none'}.`);
+  }
+  if (facts.setup.folder !== null) lines.push(`Host "${FILES_HOST}" mounts ${facts.setup.folder}; its first crawl is running.`);
+  const file = join(platform.dataDir, ADMIN_TOKEN_FILE);
+  if (facts.token !== null) {
+    lines.push('', `Admin token — shown this once, and saved (mode 0600) in ${file}:`, `  ${facts.token}`, 'Send it as `Authorization: Bearer <token>`; make more with `inseam token create`.');
+  } else {
+    lines.push('', `Admin token: in ${file} (made at first start; delete the file to get a new one at the next start).`);
+  }
+  lines.push('', 'Press Ctrl-C to stop.', '');
+  return lines.join('\n');
+}

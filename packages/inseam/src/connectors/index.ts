@@ -1,0 +1,18 @@
+export { ConnectorLifecycle, MAX_MODULE_BYTES } from './lifecycle.js';
+export type {
+  Actor,
+  ConnectorState,
+  TrialSummary,
+  ConnectorView,
+  SubmitInput,
+  TrialInput,
+  TrialOutcome,
+  InstallInput,
+  InstallOutcome,
+  LifecyclePlatform,
+  ConnectorLifecycleOptions,
+} from './lifecycle.js';
+export { ModuleStore, moduleSha, SHA_PATTERN, MIN_SHA_PREFIX } from './module-store.js';
+export type { Submission, Installation } from './module-store.js';
+export { confirmationPhrase, checkConfirmation, CONFIRM_SHA_DIGITS } from './confirm.js';
+export { checkClosedSchema, inferConfigSchema } from './config-schema.js';

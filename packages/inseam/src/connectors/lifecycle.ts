@@ -1,0 +1,504 @@
+/**
+ * The life of a sandboxed connector, from a module someone (often an agent) wrote to a host that
+ * is crawled:
+ *
+ *   submitted → trialled → approved → installed → first crawl
+ *
+ * - **submit**: the module's text is stored under its SHA-256 (module-store.ts). The sha is its
+ *   identity: a changed module is a new sha, which needs a trial and an approval of its own.
+ * - **trial**: the conformance trial (inseam/trial) runs the module against its real host behind
+ *   the gate; every trial, passed or failed, is recorded in the store's `trials` repository for the
+ *   caller's network, with the report and the origins the module used.
+ * - **approve**: a person's act, never an agent's. The newest trial of the sha in the network must
+ *   have passed, and the person types the confirmation phrase (confirm.ts).
+ * - **install**: needs an approval of exactly that sha in the network. Registers the module's kind
+ *   (once per platform, remembered in `installed.json` so a restart registers it again, see
+ *   `restore`), adds the host and starts its first crawl.
+ *
+ * Approvals are per network; a kind is registered for the whole platform, so adding a host of a
+ * sandboxed kind to another network needs an approval there too (`requireApprovedKind`).
+ */
+import { join } from 'node:path';
+import type { Description, EgressPort } from '@inseam/connector';
+import {
+  AlreadyExistsError,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  PreconditionFailedError,
+  UnavailableError,
+  type ConfigSchema,
+  type OwnershipScope,
+  type PermissionTree,
+  type SourceSyncSettings,
+} from '@neuralis/package-system/contracts';
+import type { Scope } from '@inseam/connector';
+import type { CrawlHandle } from '../crawl/index.js';
+import type { HostView } from '../network/index.js';
+import type { Platform } from '../platform/index.js';
+import type { TrialRecord } from '../store/index.js';
+import { parseTrialConfig, runTrial, trialReportJson, TRIAL_PHASES, type TrialPhase, type TrialReportJson } from '../trial/index.js';
+import { checkClosedSchema, inferConfigSchema } from './config-schema.js';
+import { checkConfirmation, confirmationPhrase } from './confirm.js';
+import { ModuleStore, type Installation, type Submission } from './module-store.js';
+
+/** The largest module accepted, in bytes of UTF-8. */
+export const MAX_MODULE_BYTES = 1024 * 1024;
+const MAX_NAME_LENGTH = 200;
+
+/** Who acts: the authenticated user, and the agent acting for them when there is one. */
+export interface Actor {
+  readonly userId: string;
+  readonly agentId?: string | null;
+}
+
+export type ConnectorState = 'submitted' | 'trialled' | 'approved' | 'installed';
+
+export interface TrialSummary {
+  readonly id: string;
+  readonly kind: string;
+  readonly passed: boolean;
+  readonly phase: TrialPhase;
+  readonly origins: readonly string[];
+  readonly createdAt: number;
+  readonly approvedBy: string | null;
+  readonly approvedAt: number | null;
+}
+
+/** A submitted module as one network sees it. */
+export interface ConnectorView {
+  readonly sha: string;
+  readonly name: string | null;
+  readonly bytes: number;
+  readonly submittedBy: string;
+  readonly submittedAt: number;
+  readonly configSchema: ConfigSchema | null;
+  /** The kind its newest trial in the network (or its installation) reported; null before any. */
+  readonly kind: string | null;
+  /** `installed` once its kind is installed and it is approved in this network. */
+  readonly state: ConnectorState;
+  /** Its trials in this network, newest first. */
+  readonly trials: readonly TrialSummary[];
+  /** The phrase a person types to approve it, while its newest trial passed and is not approved. */
+  readonly confirmation: string | null;
+  readonly installation: { readonly kind: string; readonly network: string; readonly installedBy: string; readonly installedAt: number } | null;
+}
+
+export interface SubmitInput {
+  /** The module's text: one ES module, no imports, exporting createConnector(config). */
+  readonly module: string;
+  readonly name?: string;
+  /** Closed draft-07 schema of a host's config; install infers one from its config when absent. */
+  readonly configSchema?: ConfigSchema;
+}
+
+export interface TrialInput {
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** AuthSpec field values: the gate uses them, the module never sees them, nothing stores them. */
+  readonly credentials?: Readonly<Record<string, string>>;
+  readonly phase?: TrialPhase;
+  readonly scratchPrefix?: string;
+  readonly allowPrivateOrigins?: readonly string[];
+  readonly webhookSample?: unknown;
+}
+
+export interface TrialOutcome {
+  readonly trial: TrialSummary;
+  readonly report: TrialReportJson & { readonly refusals: readonly unknown[]; readonly leftOnHost: readonly string[] };
+}
+
+export interface InstallInput {
+  /** The new host's slug. */
+  readonly host: string;
+  readonly config?: Readonly<Record<string, unknown>>;
+  readonly credentials?: Readonly<Record<string, string>>;
+  /** Overrides the submitted schema when the kind is first installed. */
+  readonly configSchema?: ConfigSchema;
+  readonly label?: string;
+  readonly description?: string;
+  readonly scope?: Scope | null;
+  readonly sync?: SourceSyncSettings | null;
+  readonly permissions?: PermissionTree | null;
+  readonly privateOrigins?: readonly string[];
+  readonly ownership?: OwnershipScope;
+  readonly ownerId?: string;
+}
+
+export interface InstallOutcome {
+  readonly host: HostView;
+  /** The first crawl, started. */
+  readonly crawl: CrawlHandle;
+}
+
+export type LifecyclePlatform = Pick<Platform, 'paths' | 'store' | 'sandbox' | 'kinds' | 'networks' | 'sync'>;
+
+export interface ConnectorLifecycleOptions {
+  /** Per-check timeout of trials (ms); the trial's default otherwise. */
+  readonly checkTimeoutMs?: number;
+}
+
+const DESCRIBE_ONLY: EgressPort = {
+  fetch: () => Promise.reject(new UnavailableError('The module was loaded only to be described; it cannot reach the network now.')),
+};
+
+export class ConnectorLifecycle {
+  readonly #platform: LifecyclePlatform;
+  readonly #modules: ModuleStore;
+  readonly #options: ConnectorLifecycleOptions;
+  /** Sandboxed kinds this process registered, and the sha each came from. */
+  readonly #installed = new Map<string, string>();
+  #serial: Promise<unknown> = Promise.resolve();
+
+  constructor(platform: LifecyclePlatform, options: ConnectorLifecycleOptions = {}) {
+    this.#platform = platform;
+    this.#modules = new ModuleStore(join(platform.paths.dataDir, 'connectors'));
+    this.#options = options;
+  }
+
+  /**
+   * Stores a module under its sha. Submitting the same text again answers the stored submission
+   * (`created: false`); with a different config schema it is `already_exists`.
+   * Throws `invalid_argument` (no text, too large, a bad name), `invalid_config` (a schema that is
+   * not closed), `unavailable`.
+   */
+  async submit(actor: Actor, network: string, input: SubmitInput): Promise<{ readonly connector: ConnectorView; readonly created: boolean }> {
+    const module = input.module;
+    if (typeof module !== 'string' || module.trim() === '') throw new InvalidArgumentError('module must be the connector module\'s JavaScript text.', { details: { argument: 'module' } });
+    if (Buffer.byteLength(module, 'utf8') > MAX_MODULE_BYTES) {
+      throw new InvalidArgumentError(`The module is larger than ${MAX_MODULE_BYTES} bytes; a connector is one small module.`, { details: { argument: 'module' } });
+    }
+    const name = input.name === undefined ? null : checkName(input.name);
+    const configSchema = input.configSchema === undefined ? null : checkClosedSchema(input.configSchema);
+    await this.#platform.networks.get(network);
+    const { submission, created } = await this.#modules.put(module, { name, configSchema, submittedBy: actorName(actor), submittedAt: Date.now() });
+    if (!created && configSchema !== null && JSON.stringify(submission.configSchema) !== JSON.stringify(configSchema)) {
+      throw new AlreadyExistsError(`This module (sha ${submission.sha}) was submitted already with another configSchema; give the schema at install instead.`, { details: { sha: submission.sha } });
+    }
+    return { connector: await this.#view(network, submission), created };
+  }
+
+  /** Every submitted module, as `network` sees it. */
+  async list(network: string): Promise<ConnectorView[]> {
+    await this.#platform.networks.get(network);
+    const views: ConnectorView[] = [];
+    for (const sha of await this.#modules.list()) {
+      const submission = await this.#modules.submission(sha);
+      if (submission !== null) views.push(await this.#view(network, submission));
+    }
+    return views.sort((a, b) => b.submittedAt - a.submittedAt);
+  }
+
+  /** One module (sha or a unique prefix of 8+ digits). Throws `invalid_argument`, `not_found`. */
+  async get(network: string, sha: string): Promise<ConnectorView> {
+    await this.#platform.networks.get(network);
+    return this.#view(network, await this.#submission(sha));
+  }
+
+  /**
+   * Runs the trial on the module and records it in the network, passed or not. Throws only for
+   * the caller's mistakes (`invalid_config`: a bad config, a missing credential, an undeclared
+   * private origin; `invalid_argument`: a bad phase or scratch prefix) and `not_found`.
+   */
+  async trial(actor: Actor, network: string, shaText: string, input: TrialInput): Promise<TrialOutcome> {
+    await this.#platform.networks.get(network);
+    const submission = await this.#submission(shaText);
+    const phase = input.phase ?? 'submit';
+    if (!(TRIAL_PHASES as readonly string[]).includes(phase)) throw new InvalidArgumentError('phase must be "submit" or "install".', { details: { argument: 'phase' } });
+    const file = parseTrialConfig({
+      config: input.config ?? {},
+      credentials: input.credentials ?? {},
+      ...(input.scratchPrefix === undefined ? {} : { scratchPrefix: input.scratchPrefix }),
+      ...(input.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: input.allowPrivateOrigins }),
+      ...(input.webhookSample === undefined ? {} : { webhookSample: input.webhookSample }),
+    });
+    const report = await runTrial({
+      subject: { module: await this.#modules.source(submission.sha), label: `connector-${submission.sha.slice(0, 12)}` },
+      phase,
+      config: file.config,
+      credentials: file.credentials,
+      ...(file.scratchPrefix === undefined ? {} : { scratchPrefix: file.scratchPrefix }),
+      ...(file.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: file.allowPrivateOrigins }),
+      ...(file.webhookSample === undefined ? {} : { webhookSample: file.webhookSample }),
+      ...(this.#options.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: this.#options.checkTimeoutMs }),
+    });
+    const json = { ...trialReportJson(report), refusals: [...report.refusals], leftOnHost: [...report.leftOnHost] };
+    const record = await this.#platform.store.trials.record({
+      id: `trial-${globalThis.crypto.randomUUID()}`,
+      network,
+      kind: report.kind,
+      moduleHash: submission.sha,
+      passed: report.passed,
+      report: { ...json, trialledBy: actorName(actor) },
+      origins: [...report.origins],
+    });
+    await this.#modules.addTrial(submission.sha, record.id);
+    return { trial: summary(record), report: json };
+  }
+
+  /**
+   * A person approves the module's newest trial in the network. Throws `permission_denied` for an
+   * agent, `precondition_failed` (no trial, the newest failed, approved already),
+   * `invalid_argument` (the confirmation is not the phrase), `not_found`.
+   */
+  async approve(actor: Actor, network: string, shaText: string, confirm: unknown): Promise<TrialSummary> {
+    requirePerson(actor);
+    await this.#platform.networks.get(network);
+    const submission = await this.#submission(shaText);
+    const newest = (await this.#trials(network, submission.sha))[0];
+    if (newest === undefined) {
+      throw new PreconditionFailedError(`Module ${submission.sha.slice(0, 12)} has no trial in network "${network}"; run the trial first.`, { details: { sha: submission.sha, reason: 'not_trialled' } });
+    }
+    return this.#approveTrial(actor, newest, submission.sha, confirm);
+  }
+
+  /** One recorded trial of the network (by whatever surface recorded it), with its report. Throws `not_found`. */
+  async trialRecord(network: string, id: string): Promise<TrialSummary & { readonly moduleHash: string; readonly report: Readonly<Record<string, unknown>>; readonly confirmation: string | null }> {
+    const record = typeof id === 'string' ? await this.#platform.store.trials.get(id) : null;
+    if (record === null || record.network !== network) throw new NotFoundError(`There is no trial "${String(id)}" in network "${network}".`, { details: { trial: String(id) } });
+    const trial = summary(record);
+    return { ...trial, moduleHash: record.moduleHash, report: record.report, confirmation: trial.passed && trial.approvedAt === null ? confirmationPhrase(trial.kind, record.moduleHash) : null };
+  }
+
+  /**
+   * A person approves one trial by its id — also trials the MCP endpoint's trial_connector
+   * recorded. The same rules as `approve`; the phrase names the trial's kind and module sha.
+   */
+  async approveTrial(actor: Actor, network: string, id: string, confirm: unknown): Promise<TrialSummary> {
+    requirePerson(actor);
+    const record = await this.trialRecord(network, id);
+    return this.#approveTrial(actor, record, record.moduleHash, confirm);
+  }
+
+  async #approveTrial(actor: Actor, trial: TrialSummary, sha: string, confirm: unknown): Promise<TrialSummary> {
+    if (!trial.passed) {
+      throw new PreconditionFailedError(`Trial ${trial.id} of module ${sha.slice(0, 12)} failed; fix the connector (a fixed module is a new submission) or trial it again.`, {
+        details: { sha, reason: 'trial_failed', trial: trial.id },
+      });
+    }
+    checkConfirmation(confirm, trial.kind, sha);
+    return summary(await this.#platform.store.trials.approve(trial.id, actor.userId));
+  }
+
+  /** The phrase for the module's newest passed, unapproved trial; `precondition_failed` when there is none. */
+  async confirmation(network: string, shaText: string): Promise<{ readonly sha: string; readonly kind: string; readonly phrase: string; readonly trial: TrialSummary }> {
+    const view = await this.get(network, shaText);
+    const newest = view.trials[0];
+    if (newest === undefined || !newest.passed || newest.approvedAt !== null) {
+      throw new PreconditionFailedError(`Module ${view.sha.slice(0, 12)} has no passed trial waiting for approval in network "${network}".`, { details: { sha: view.sha, reason: 'nothing_to_approve' } });
+    }
+    return { sha: view.sha, kind: newest.kind, phrase: confirmationPhrase(newest.kind, view.sha), trial: newest };
+  }
+
+  /**
+   * Installs an approved module: registers its kind (once), adds the host, starts its first
+   * crawl. Throws `precondition_failed` (not approved in this network, or the module now describes
+   * another kind), `already_exists` (the kind comes from another module or package; the host slug
+   * is taken), and what adding a host throws (`invalid_config`, `scope_invalid`, …).
+   */
+  async install(actor: Actor, network: string, shaText: string, input: InstallInput): Promise<InstallOutcome> {
+    await this.#platform.networks.get(network);
+    const submission = await this.#submission(shaText);
+    const approved = (await this.#trials(network, submission.sha)).find((trial) => trial.approvedAt !== null);
+    if (approved === undefined) {
+      throw new PreconditionFailedError(`Module ${submission.sha.slice(0, 12)} is not approved in network "${network}"; a person approves it after its trial passes.`, {
+        details: { sha: submission.sha, reason: 'not_approved' },
+      });
+    }
+    const config = input.config ?? {};
+    const kind = await this.#exclusive(() => this.#register(actor, network, submission, approved, config, input.configSchema));
+    const host = await this.#platform.networks.addHost({
+      network,
+      slug: input.host,
+      kind,
+      config,
+      ...optional('credentials', input.credentials),
+      ...optional('label', input.label),
+      ...optional('description', input.description),
+      ...optional('scope', input.scope),
+      ...optional('sync', input.sync),
+      ...optional('permissions', input.permissions),
+      ...optional('privateOrigins', input.privateOrigins),
+      ...optional('ownership', input.ownership),
+      ...optional('ownerId', input.ownerId),
+    });
+    const crawl = await this.#platform.sync({ network, host: host.slug });
+    return { host, crawl };
+  }
+
+  /**
+   * Registers every installed module's kind again (the server and the CLI call it when they
+   * start). Modules that cannot be registered are reported, not thrown.
+   */
+  async restore(): Promise<{ readonly restored: readonly string[]; readonly failed: readonly { readonly sha: string; readonly code: string; readonly message: string }[] }> {
+    return this.#exclusive(async () => {
+      const restored: string[] = [];
+      const failed: { sha: string; code: string; message: string }[] = [];
+      for (const sha of await this.#modules.list()) {
+        const installation = await this.#modules.installation(sha);
+        if (installation === null || this.#installed.get(installation.kind) === sha) continue;
+        try {
+          this.#platform.kinds.registerSandboxed({
+            source: await this.#modules.source(sha),
+            description: installation.description,
+            configSchema: installation.configSchema,
+            ...(installation.name === null ? {} : { name: installation.name }),
+          });
+          this.#installed.set(installation.kind, sha);
+          restored.push(installation.kind);
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          failed.push({ sha, code: typeof code === 'string' ? code : 'connector_failed', message: error instanceof Error ? error.message : String(error) });
+        }
+      }
+      return { restored, failed };
+    });
+  }
+
+  /**
+   * For adding a host of an installed sandboxed kind outside `install`: the module the kind came
+   * from must be approved in the network. Throws `precondition_failed`. Kinds that are not
+   * sandboxed modules pass.
+   */
+  async requireApprovedKind(network: string, kind: string): Promise<void> {
+    const sha = this.#installed.get(kind);
+    if (sha === undefined) return;
+    if ((await this.#trials(network, sha)).some((trial) => trial.approvedAt !== null)) return;
+    throw new PreconditionFailedError(`Kind "${kind}" is a sandboxed connector (module ${sha.slice(0, 12)}) that is not approved in network "${network}"; trial and approve it there first.`, {
+      details: { sha, kind, reason: 'not_approved' },
+    });
+  }
+
+  async #register(actor: Actor, network: string, submission: Submission, approved: TrialSummary, config: Readonly<Record<string, unknown>>, schema: ConfigSchema | undefined): Promise<string> {
+    const existing = await this.#modules.installation(submission.sha);
+    if (existing !== null) {
+      if (this.#installed.get(existing.kind) !== submission.sha) await this.#registerKind(submission, existing);
+      return existing.kind;
+    }
+    const description = await this.#describe(submission, config);
+    if (description.kind !== approved.kind) {
+      throw new PreconditionFailedError(`With this config the module describes kind "${description.kind}", but its approved trial was of kind "${approved.kind}"; install it with the config it was trialled with.`, {
+        details: { sha: submission.sha, reason: 'kind_changed' },
+      });
+    }
+    const installation: Installation = {
+      sha: submission.sha,
+      kind: description.kind,
+      name: submission.name,
+      description,
+      configSchema: schema === undefined ? (submission.configSchema ?? inferConfigSchema(config)) : checkClosedSchema(schema),
+      network,
+      installedBy: actorName(actor),
+      installedAt: Date.now(),
+    };
+    await this.#registerKind(submission, installation);
+    // Written after the kind registered, so a restart registers exactly what worked.
+    await this.#modules.install(installation);
+    return installation.kind;
+  }
+
+  async #registerKind(submission: Submission, installation: Installation): Promise<void> {
+    if (this.#platform.kinds.has(installation.kind)) {
+      throw new AlreadyExistsError(`Kind "${installation.kind}" is provided already (by a package or another module); a new version of a connector cannot replace it yet.`, {
+        details: { kind: installation.kind, sha: submission.sha },
+      });
+    }
+    this.#platform.kinds.registerSandboxed({
+      source: await this.#modules.source(submission.sha),
+      description: installation.description,
+      configSchema: installation.configSchema,
+      ...(installation.name === null ? {} : { name: installation.name }),
+    });
+    this.#installed.set(installation.kind, submission.sha);
+  }
+
+  async #describe(submission: Submission, config: Readonly<Record<string, unknown>>): Promise<Description> {
+    const connector = await this.#platform.sandbox.load({ source: await this.#modules.source(submission.sha), label: `install-${submission.sha.slice(0, 12)}`, config, egress: DESCRIBE_ONLY });
+    try {
+      return connector.describe();
+    } finally {
+      connector.dispose();
+    }
+  }
+
+  async #submission(shaText: string): Promise<Submission> {
+    const sha = await this.#modules.resolve(shaText);
+    const submission = await this.#modules.submission(sha);
+    if (submission === null) throw new InvalidArgumentError(`Module ${sha} is not submitted.`, { details: { argument: 'sha' } });
+    return submission;
+  }
+
+  /** The module's trials recorded in `network`, newest first. */
+  async #trials(network: string, sha: string): Promise<TrialSummary[]> {
+    const records: TrialRecord[] = [];
+    for (const id of await this.#modules.trialIds(sha)) {
+      const record = await this.#platform.store.trials.get(id);
+      if (record !== null && record.network === network && record.moduleHash === sha) records.push(record);
+    }
+    return records.sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id)).map(summary);
+  }
+
+  async #view(network: string, submission: Submission): Promise<ConnectorView> {
+    const trials = await this.#trials(network, submission.sha);
+    const installation = await this.#modules.installation(submission.sha);
+    const approved = trials.some((trial) => trial.approvedAt !== null);
+    const newest = trials[0];
+    const state: ConnectorState = approved && installation !== null ? 'installed' : approved ? 'approved' : trials.length > 0 ? 'trialled' : 'submitted';
+    return {
+      sha: submission.sha,
+      name: submission.name,
+      bytes: submission.bytes,
+      submittedBy: submission.submittedBy,
+      submittedAt: submission.submittedAt,
+      configSchema: submission.configSchema,
+      kind: newest?.kind ?? installation?.kind ?? null,
+      state,
+      trials,
+      confirmation: newest !== undefined && newest.passed && newest.approvedAt === null ? confirmationPhrase(newest.kind, submission.sha) : null,
+      installation: installation === null ? null : { kind: installation.kind, network: installation.network, installedBy: installation.installedBy, installedAt: installation.installedAt },
+    };
+  }
+
+  /** Registration steps run one at a time, so two installs cannot register one kind twice. */
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#serial.then(work, work);
+    this.#serial = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function summary(record: TrialRecord): TrialSummary {
+  const phase = record.report['phase'];
+  return {
+    id: record.id,
+    kind: record.kind,
+    passed: record.passed,
+    phase: phase === 'install' ? 'install' : 'submit',
+    origins: record.origins,
+    createdAt: record.createdAt,
+    approvedBy: record.approvedBy,
+    approvedAt: record.approvedAt,
+  };
+}
+
+function requirePerson(actor: Actor): void {
+  if (actor.agentId !== undefined && actor.agentId !== null) {
+    throw new PermissionDeniedError('Approving a connector is a person\'s act; an agent cannot approve one. Ask a person to approve it in the browser or with `inseam approve`.', {
+      details: { reason: 'agent_cannot_approve' },
+    });
+  }
+}
+
+function checkName(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_NAME_LENGTH || /[\r\n]/.test(value)) {
+    throw new InvalidArgumentError(`name must be one line of 1–${MAX_NAME_LENGTH} characters.`, { details: { argument: 'name' } });
+  }
+  return value.trim();
+}
+
+function actorName(actor: Actor): string {
+  return actor.agentId === undefined || actor.agentId === null ? actor.userId : `${actor.userId}/${actor.agentId}`;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

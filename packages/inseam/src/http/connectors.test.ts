@@ -1,0 +1,163 @@
+/**
+ * The sandboxed connector lifecycle over HTTP, with the notes-api example module against its real
+ * API on loopback: submit → trial → a person approves → install → first crawl; the refusals at
+ * each step (an agent approving, a wrong confirmation, installing without approval, a changed
+ * module), and the installed kind registered again after a restart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectorLifecycle, moduleSha } from '../connectors/index.js';
+import { openPlatform } from '../platform/index.js';
+import { NOTES_SEED, exampleSource } from '../trial/__fixtures__/examples.js';
+import { startNotesApi, type NotesApi } from '../trial/__fixtures__/servers/notes-api.js';
+import { call, startApi, type Api } from './__fixtures__/api.js';
+
+let api: Api;
+let notes: NotesApi;
+const source = exampleSource('notes-api');
+const sha = moduleSha(source);
+const changed = `${source}\n// a changed module is a new sha\n`;
+const SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { baseUrl: { type: 'string', minLength: 1 }, pageSize: { type: 'integer', minimum: 1 } },
+  required: ['baseUrl'],
+};
+
+beforeAll(async () => {
+  notes = await startNotesApi(NOTES_SEED);
+  api = await startApi();
+});
+
+afterAll(async () => {
+  await api?.close();
+  await notes?.close();
+});
+
+function trialBody() {
+  return { config: { baseUrl: notes.origin, pageSize: 2 }, credentials: { token: notes.token }, allowPrivateOrigins: [notes.origin] };
+}
+
+describe('the connector lifecycle', () => {
+  it('stores a submitted module by its sha, once', async () => {
+    const denied = await call(api, 'POST', '/v1/connectors', { token: api.reader, body: { module: source } });
+    expect(denied.status).toBe(403);
+    const submitted = await call(api, 'POST', '/v1/connectors', { token: api.agent, body: { module: source, name: 'Notes API', configSchema: SCHEMA } });
+    expect(submitted.status).toBe(201);
+    expect(submitted.json()).toMatchObject({ sha, name: 'Notes API', state: 'submitted', trials: [], submittedBy: 'ann/helper' });
+    const again = await call(api, 'POST', '/v1/connectors', { token: api.agent, body: { module: source } });
+    expect(again.status).toBe(200);
+    expect(again.json().sha).toBe(sha);
+    const open = await call(api, 'POST', '/v1/connectors', { token: api.agent, body: { module: changed, configSchema: { type: 'object' } } });
+    expect(open.status).toBe(400);
+    expect(open.json().error.code).toBe('invalid_config');
+  });
+
+  it('refuses approval and install before a trial', async () => {
+    const approve = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.admin, headers: { 'inseam-network': 'home' }, body: { confirm: 'approve notes-api x' } });
+    expect(approve.status).toBe(412);
+    expect(approve.json().error.details.reason).toBe('not_trialled');
+    const install = await call(api, 'POST', `/v1/connectors/${sha}/install`, { token: api.admin, headers: { 'inseam-network': 'home' }, body: { host: 'notes', config: { baseUrl: notes.origin } } });
+    expect(install.status).toBe(412);
+    expect(install.json().error.details.reason).toBe('not_approved');
+  });
+
+  it('trials the module against its host and records the trial, never echoing the credential; private origins only for a person', async () => {
+    const private_ = await call(api, 'POST', `/v1/connectors/${sha}/trial`, { token: api.agent, body: trialBody() });
+    expect(private_.status).toBe(403);
+    expect(private_.json().error.details.reason).toBe('agent_cannot_allow_private');
+    const trial = await call(api, 'POST', `/v1/connectors/${sha.slice(0, 12)}/trial`, { token: api.admin, headers: { 'inseam-network': 'home' }, body: trialBody() });
+    expect(trial.status, trial.text).toBe(200);
+    const { report, trial: recorded } = trial.json();
+    expect(report).toMatchObject({ kind: 'notes-api', passed: true, phase: 'submit', origins: [notes.origin] });
+    expect(report.checks.map((check: { id: number }) => check.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(recorded).toMatchObject({ kind: 'notes-api', passed: true, approvedBy: null });
+    expect(trial.text).not.toContain(notes.token);
+    const view = (await call(api, 'GET', `/v1/connectors/${sha}`, { token: api.reader })).json();
+    expect(view).toMatchObject({ state: 'trialled', kind: 'notes-api', confirmation: `approve notes-api ${sha.slice(0, 12)}` });
+  }, 60_000);
+
+  it('lets only a person approve, with the confirmation typed', async () => {
+    const agent = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.agent, body: { confirm: `approve notes-api ${sha.slice(0, 12)}` } });
+    expect(agent.status).toBe(403);
+    expect(agent.json().error.details.reason).toBe('agent_cannot_approve');
+    const reader = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.reader, body: { confirm: `approve notes-api ${sha.slice(0, 12)}` } });
+    expect(reader.status).toBe(403);
+    expect(reader.json().error.details.missingFeatures).toEqual(['connectors.approve']);
+    const headers = { 'inseam-network': 'home' };
+    const wrong = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.admin, headers, body: { confirm: 'yes' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json().error.details).toMatchObject({ argument: 'confirm', reason: 'confirmation_mismatch' });
+    const missing = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.admin, headers, body: {} });
+    expect(missing.status).toBe(400);
+    const approved = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.admin, headers, body: { confirm: `approve  notes-api ${sha.slice(0, 12)} ` } });
+    expect(approved.status).toBe(200);
+    expect(approved.json()).toMatchObject({ kind: 'notes-api', approvedBy: 'ann' });
+    const twice = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.admin, headers, body: { confirm: `approve notes-api ${sha.slice(0, 12)}` } });
+    expect(twice.status).toBe(412);
+  });
+
+  it('installs exactly the approved sha: the kind, the host and its first crawl', async () => {
+    const headers = { 'inseam-network': 'home' };
+    const installed = await call(api, 'POST', `/v1/connectors/${sha}/install`, {
+      token: api.admin,
+      headers,
+      body: { host: 'notes', config: { baseUrl: notes.origin, pageSize: 2 }, credentials: { token: notes.token }, privateOrigins: [notes.origin], label: 'Notes' },
+    });
+    expect(installed.status, installed.text).toBe(201);
+    expect(installed.json().host).toMatchObject({ slug: 'notes', kind: 'notes-api', credentials: { stored: ['token'] } });
+    expect(installed.text).not.toContain(notes.token);
+    let crawl = installed.json().crawl;
+    for (let attempt = 0; attempt < 200 && crawl.progress?.state !== 'completed'; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      crawl = (await call(api, 'GET', '/v1/hosts/home/notes/crawl', { token: api.reader })).json();
+    }
+    expect(crawl.progress).toMatchObject({ state: 'completed' });
+    // The kind's default scope leaves trash/ out.
+    expect(crawl.entries).toBe(NOTES_SEED.length - 1);
+    const kinds = (await call(api, 'GET', '/v1/source-kinds', { token: api.reader })).json() as { kind: string; sandboxed: boolean; configSchema: unknown }[];
+    expect(kinds.find((kind) => kind.kind === 'notes-api')).toMatchObject({ sandboxed: true, configSchema: SCHEMA });
+    expect((await call(api, 'GET', `/v1/connectors/${sha}`, { token: api.reader })).json().state).toBe('installed');
+  }, 60_000);
+
+  it('treats a changed module as a new one, and a kind approved elsewhere as not approved', async () => {
+    const submitted = (await call(api, 'POST', '/v1/connectors', { token: api.agent, body: { module: changed } })).json();
+    expect(submitted.sha).toBe(moduleSha(changed));
+    expect(submitted.state).toBe('submitted');
+    const install = await call(api, 'POST', `/v1/connectors/${submitted.sha}/install`, { token: api.admin, headers: { 'inseam-network': 'home' }, body: { host: 'notes2', config: { baseUrl: notes.origin } } });
+    expect(install.status).toBe(412);
+    await api.platform.networks.init('lab');
+    const elsewhere = await call(api, 'POST', '/v1/hosts', {
+      token: api.admin,
+      headers: { 'inseam-network': 'lab' },
+      body: { slug: 'notes', kind: 'notes-api', config: { baseUrl: notes.origin }, credentials: { token: notes.token }, privateOrigins: [notes.origin] },
+    });
+    expect(elsewhere.status).toBe(412);
+    expect(elsewhere.json().error.details.reason).toBe('not_approved');
+  });
+
+  it('approves a trial by its id too (as trial_connector records them)', async () => {
+    const trial = (await call(api, 'POST', `/v1/connectors/${moduleSha(changed)}/trial`, { token: api.admin, headers: { 'inseam-network': 'home' }, body: trialBody() })).json().trial;
+    const shown = await call(api, 'GET', `/v1/trials/${trial.id}`, { token: api.reader });
+    expect(shown.json()).toMatchObject({ id: trial.id, moduleHash: moduleSha(changed), confirmation: `approve notes-api ${moduleSha(changed).slice(0, 12)}` });
+    expect((await call(api, 'GET', `/v1/trials/${trial.id}`, { token: api.admin, headers: { 'inseam-network': 'lab' } })).status).toBe(404);
+    const approved = await call(api, 'POST', `/v1/trials/${trial.id}/approve`, { token: api.admin, headers: { 'inseam-network': 'home' }, body: { confirm: shown.json().confirmation } });
+    expect(approved.status).toBe(200);
+    expect((await call(api, 'GET', `/v1/connectors/${moduleSha(changed)}`, { token: api.reader })).json().state).toBe('approved');
+  }, 60_000);
+
+  it('registers the installed kind again after a restart', async () => {
+    await api.stop();
+    const platform = await openPlatform({ dataDir: api.dataDir, env: {} });
+    try {
+      expect(platform.kinds.has('notes-api')).toBe(false);
+      const restored = await new ConnectorLifecycle(platform).restore();
+      expect(restored).toEqual({ restored: ['notes-api'], failed: [] });
+      expect(platform.kinds.get('notes-api')).toMatchObject({ sandboxed: true, label: 'Notes API' });
+      const record = await platform.networks.hostRecord({ network: 'home', host: 'notes' });
+      const port = await platform.kinds.openPort(record);
+      expect((await port.read('notes://journal/2024-05-02.md')).text).toBe('# May the second\n');
+    } finally {
+      await platform.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,39 @@
+/**
+ * Every error code has an HTTP status, docs/http.md lists exactly the statuses the code uses, and
+ * no untyped error's message reaches the wire.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, RateLimitedError, NotFoundError } from '@neuralis/package-system/contracts';
+import { HTTP_ONLY_CODES, HTTP_STATUS, renderError } from './errors.js';
+
+const DOC = readFileSync(new URL('../../../../docs/http.md', import.meta.url), 'utf8');
+
+describe('error statuses', () => {
+  it('maps every code, and docs/http.md lists each with the same status', () => {
+    const documented = new Map<string, number>();
+    for (const match of DOC.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)) documented.set(match[1]!, Number(match[2]));
+    const codes = [...ERROR_CODES, ...HTTP_ONLY_CODES];
+    expect([...documented.keys()].sort()).toEqual([...codes].sort());
+    for (const code of codes) expect(documented.get(code), code).toBe(HTTP_STATUS[code]);
+  });
+
+  it('renders a typed error as its code, message and details', () => {
+    const rendered = renderError(new NotFoundError('Nothing at inseam://home/files/x.', { details: { host: 'files' } }), 'req-1');
+    expect(rendered).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: 'Nothing at inseam://home/files/x.', details: { host: 'files' } } }, unexpected: false });
+  });
+
+  it('always gives a 429 a Retry-After, from the error when it knows', () => {
+    expect(renderError(new RateLimitedError('slow down', 2500), 'r').headers).toEqual({ 'retry-after': '3' });
+    expect(renderError(new RateLimitedError('slow down'), 'r').headers).toEqual({ 'retry-after': '5' });
+  });
+
+  it('never puts an untyped error\'s message on the wire', () => {
+    const rendered = renderError(new Error('EACCES: open /etc/shadow with secret s3cr3t'), 'req-9');
+    expect(rendered.status).toBe(500);
+    expect(rendered.unexpected).toBe(true);
+    expect(rendered.body.error.code).toBe('internal');
+    expect(JSON.stringify(rendered.body)).not.toMatch(/shadow|s3cr3t/);
+    expect(rendered.body.error.details).toEqual({ requestId: 'req-9' });
+  });
+});

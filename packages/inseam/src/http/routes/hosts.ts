@@ -1,0 +1,243 @@
+/**
+ * Networks, hosts, the kinds hosts can be, and crawls. Listing needs only a token; changing
+ * anything needs `networks.manage` or `hosts.manage`. A caller sees the hosts it may use (project
+ * hosts, and the user- or agent-owned hosts that are its own).
+ */
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { NotFoundError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
+import type { Scope } from '@inseam/connector';
+import { progressOf, type CrawlProgress } from '../../catalog/index.js';
+import type { CrawlHandle } from '../../crawl/index.js';
+import type { FsHost } from '../../fs/index.js';
+import type { AddHostInput } from '../../network/index.js';
+import type { Platform } from '../../platform/index.js';
+import type { HostRef } from '../../store/index.js';
+import { HttpError } from '../errors.js';
+import type { Call, RouteSpec } from '../route.js';
+import { crawlStatus, hostDetail, hostFields, hostParams, hostSlug, hostView, fsHost, networkRecord, networkSlug, sourceKind } from '../schemas.js';
+import { API_FEATURES } from '../tokens.js';
+
+/** How long starting a crawl waits for its first progress before answering. */
+const CRAWL_START_WAIT_MS = 1000;
+
+export interface CrawlStatus {
+  readonly host: string;
+  readonly running: boolean;
+  readonly progress: CrawlProgress | null;
+  readonly entries: number;
+  readonly watermark: string | null;
+}
+
+function hostRef(call: Call): HostRef {
+  const { network, host } = call.request.params as { network: string; host: string };
+  return { network, host };
+}
+
+/** The host as the caller may use it; `not_found` when it does not exist or belongs to someone else. */
+async function visibleHost(call: Call, ref: HostRef): Promise<FsHost> {
+  const caller = await call.caller(ref.network);
+  const host = (await call.services.fs.hosts(caller)).find((item) => item.slug === ref.host);
+  if (host === undefined) throw new NotFoundError(`Network "${ref.network}" has no host "${ref.host}" this caller can use.`, { details: { network: ref.network, host: ref.host } });
+  return host;
+}
+
+/** A host's crawl: the one running in this server, else the newest recorded. */
+export async function crawlStatusOf(platform: Platform, ref: HostRef): Promise<CrawlStatus> {
+  const hostId = await platform.store.catalog.resolveHost(ref);
+  if (hostId === null) throw new NotFoundError(`Network "${ref.network}" has no host "${ref.host}".`, { details: { network: ref.network, host: ref.host } });
+  const running = platform.crawler.running(ref);
+  const newest = (await platform.store.catalog.listRuns(hostId, 1))[0];
+  const progress = running?.progress ?? (newest === undefined ? null : progressOf(newest));
+  return {
+    host: `${ref.network}/${ref.host}`,
+    running: running !== undefined,
+    progress,
+    entries: await platform.store.catalog.countEntries(hostId),
+    watermark: (await platform.store.catalog.syncState(hostId)).watermark,
+  };
+}
+
+/** Waits briefly for a started crawl to report, so the answer shows its run; a crawl that could not start throws. */
+export async function firstProgress(handle: CrawlHandle): Promise<void> {
+  const stop = new AbortController();
+  try {
+    await Promise.race([once(handle, 'progress', { signal: stop.signal }).catch(() => undefined), handle.result, delay(CRAWL_START_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined)]);
+  } finally {
+    stop.abort();
+  }
+}
+
+interface HostBody {
+  readonly network?: string;
+  readonly slug: string;
+  readonly kind?: string;
+  readonly from?: string;
+  readonly config?: Record<string, unknown>;
+  readonly scope?: Scope | null;
+  readonly credentials?: Record<string, string>;
+  readonly label?: string;
+  readonly description?: string;
+  readonly ownership?: OwnershipScope;
+  readonly ownerId?: string;
+  readonly sync?: SourceSyncSettings | null;
+  readonly permissions?: PermissionTree | null;
+  readonly privateOrigins?: string[];
+}
+
+export const hostRoutes: readonly RouteSpec[] = [
+  {
+    method: 'GET',
+    url: '/v1/source-kinds',
+    operationId: 'listSourceKinds',
+    summary: 'The kinds a host can be, with their config schemas, capabilities and categories',
+    tag: 'hosts',
+    responses: { 200: { description: 'Kinds, by kind.', schema: { type: 'array', items: sourceKind } } },
+    handler: async (call) => call.services.platform.kinds.list(),
+  },
+  {
+    method: 'GET',
+    url: '/v1/networks',
+    operationId: 'listNetworks',
+    summary: 'The networks this token works in',
+    tag: 'hosts',
+    responses: { 200: { description: 'Networks, by slug.', schema: { type: 'array', items: networkRecord } } },
+    handler: async (call) => {
+      const networks = await call.services.platform.networks.list();
+      const limit = call.principal.network;
+      return limit === null ? networks : networks.filter((network) => network.slug === limit);
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/networks',
+    operationId: 'createNetwork',
+    summary: 'Create a network with its pad and the sources packages seed',
+    tag: 'hosts',
+    feature: API_FEATURES.networksManage,
+    body: { type: 'object', properties: { slug: networkSlug, label: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['slug'], additionalProperties: false },
+    responses: {
+      201: {
+        description: 'Created.',
+        schema: { type: 'object', properties: { network: networkRecord, hosts: { type: 'array', items: hostView }, skipped: { type: 'array', items: { type: 'object' } } }, required: ['network', 'hosts', 'skipped'] },
+      },
+    },
+    handler: async (call) => {
+      const { slug, label } = call.request.body as { slug: string; label?: string };
+      if (call.principal.network !== null) throw new HttpError('permission_denied', `This token works in network "${call.principal.network}" only; creating networks needs a token for every network.`, { details: { network: call.principal.network } });
+      const created = await call.services.platform.networks.init(slug, label === undefined ? {} : { label });
+      call.reply.code(201);
+      return created;
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/hosts',
+    operationId: 'listHosts',
+    summary: 'The hosts of the caller\'s network it may use, with rights and liveness',
+    tag: 'hosts',
+    responses: { 200: { description: 'Hosts, by slug.', schema: { type: 'array', items: fsHost } } },
+    handler: async (call) => call.services.fs.hosts(await call.caller()),
+  },
+  {
+    method: 'POST',
+    url: '/v1/hosts',
+    operationId: 'addHost',
+    summary: 'Add a host',
+    description:
+      'Everything is checked before anything is stored (docs/hosts.md). `network` defaults to the caller\'s. With `from: "<package>"` the package\'s declared source `slug` is added, the other fields overriding its declaration. A sandboxed kind must be approved in the network.',
+    tag: 'hosts',
+    feature: API_FEATURES.hostsManage,
+    body: {
+      type: 'object',
+      properties: { network: networkSlug, slug: hostSlug, kind: { type: 'string', minLength: 1, maxLength: 64 }, from: { type: 'string', minLength: 1, maxLength: 214 }, ...hostFields },
+      required: ['slug'],
+      additionalProperties: false,
+    },
+    responses: { 201: { description: 'Added (never a credential value).', schema: hostView } },
+    handler: async (call) => {
+      const body = call.request.body as HostBody;
+      const network = await call.network(body.network);
+      const { network: _network, from, kind, ...fields } = body;
+      let added;
+      if (from !== undefined) {
+        added = await call.services.platform.networks.addDeclared(network, from, body.slug, { ...fields, ...(kind === undefined ? {} : { kind }) });
+      } else {
+        if (kind === undefined) throw new HttpError('invalid_argument', 'A host needs a `kind` (see GET /v1/source-kinds), or `from` naming the package that declares it.', { details: { argument: 'body.kind' } });
+        if (call.services.platform.kinds.has(kind) && call.services.platform.kinds.get(kind).sandboxed) await call.services.connectors.requireApprovedKind(network, kind);
+        const input: AddHostInput = { ...fields, network, kind };
+        added = await call.services.platform.networks.addHost(input);
+      }
+      call.reply.code(201);
+      return added;
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/hosts/:network/:host',
+    operationId: 'getHost',
+    summary: 'One host; its stored settings too for a token with hosts.manage',
+    tag: 'hosts',
+    params: hostParams,
+    responses: { 200: { description: 'The host.', schema: hostDetail } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      const host = await visibleHost(call, ref);
+      const settings = call.principal.features.has(API_FEATURES.hostsManage) ? await call.services.platform.networks.showHost(ref) : null;
+      return { host, settings };
+    },
+  },
+  {
+    method: 'DELETE',
+    url: '/v1/hosts/:network/:host',
+    operationId: 'removeHost',
+    summary: 'Remove a host with its catalog and credentials',
+    description: 'The pad stays with its network (`invalid_argument`).',
+    tag: 'hosts',
+    feature: API_FEATURES.hostsManage,
+    params: hostParams,
+    responses: { 204: { description: 'Removed.' } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await call.network(ref.network);
+      await call.services.platform.networks.removeHost(ref);
+      return undefined;
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/hosts/:network/:host/crawl',
+    operationId: 'getCrawl',
+    summary: 'A host\'s crawl: running or the newest, with progress',
+    tag: 'hosts',
+    params: hostParams,
+    responses: { 200: { description: 'The crawl status.', schema: crawlStatus } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await visibleHost(call, ref);
+      return crawlStatusOf(call.services.platform, ref);
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/hosts/:network/:host/crawl',
+    operationId: 'startCrawl',
+    optionalBody: true,
+    summary: 'Start (or resume) a crawl of a host',
+    description: '`mode`: `auto` (resume, else first, else incremental), `full` (rescan, removing what is gone) or `incremental`. `restart` abandons an unfinished crawl. Answers once the crawl reported, or after a second.',
+    tag: 'hosts',
+    feature: API_FEATURES.hostsManage,
+    params: hostParams,
+    body: { type: 'object', properties: { mode: { type: 'string', enum: ['auto', 'full', 'incremental'] }, restart: { type: 'boolean' } }, additionalProperties: false },
+    responses: { 202: { description: 'Started; the status as it stands.', schema: crawlStatus } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await visibleHost(call, ref);
+      const { mode, restart } = (call.request.body ?? {}) as { mode?: 'auto' | 'full' | 'incremental'; restart?: boolean };
+      const handle = await call.services.platform.sync(ref, { ...(mode === undefined ? {} : { mode }), ...(restart === undefined ? {} : { restart }) });
+      await firstProgress(handle);
+      call.reply.code(202);
+      return crawlStatusOf(call.services.platform, ref);
+    },
+  },
+];

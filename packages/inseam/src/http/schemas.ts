@@ -1,0 +1,299 @@
+/**
+ * JSON Schemas shared by the routes: what requests must look like (validated) and what answers
+ * look like (documented in the OpenAPI description). Request schemas are closed, so a misspelt
+ * field is refused rather than ignored.
+ */
+import { ERROR_CODES } from '@neuralis/package-system/contracts';
+import { HTTP_ONLY_CODES } from './errors.js';
+import type { JsonSchema } from './route.js';
+
+const str = { type: 'string' } as const;
+const int = { type: 'integer' } as const;
+const bool = { type: 'boolean' } as const;
+const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+const object = (properties: Record<string, JsonSchema>, required: readonly string[] = [], closed = false): JsonSchema => ({
+  type: 'object',
+  properties,
+  ...(required.length === 0 ? {} : { required }),
+  ...(closed ? { additionalProperties: false } : {}),
+});
+const array = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+const anyObject: JsonSchema = { type: 'object' };
+
+export const errorSchema: JsonSchema = object(
+  {
+    error: object(
+      {
+        code: { type: 'string', enum: [...ERROR_CODES, ...HTTP_ONLY_CODES], description: 'Stable code (docs/errors.md); match on it, never on the message.' },
+        message: { type: 'string', description: 'For people; never contains a secret or a host path outside a source root.' },
+        details: { type: 'object', description: 'Structured, secret-free facts (e.g. argument, right, missingFeatures, retryAfterMs).' },
+      },
+      ['code', 'message', 'details'],
+    ),
+  },
+  ['error'],
+);
+
+/* ------------------------------------------------------------------ request pieces */
+
+export const networkSlug: JsonSchema = { type: 'string', minLength: 1, maxLength: 63, description: 'A network slug (a DNS label).' };
+export const hostSlug: JsonSchema = { type: 'string', minLength: 1, maxLength: 64, description: 'A host slug (a URI scheme).' };
+export const address: JsonSchema = { type: 'string', minLength: 1, maxLength: 8192, description: 'inseam://{network}/{host}/{path}, or {host}://{path} in the caller\'s network.' };
+
+export const hostParams: JsonSchema = object({ network: networkSlug, host: hostSlug }, ['network', 'host'], true);
+export const addressQuery: JsonSchema = object({ address }, ['address'], true);
+export const runParams: JsonSchema = object({ id: { type: 'string', minLength: 1, maxLength: 256 } }, ['id'], true);
+export const shaParams: JsonSchema = object({ sha: { type: 'string', minLength: 8, maxLength: 64, pattern: '^[0-9a-fA-F]+$', description: 'The module\'s SHA-256, or a unique prefix of 8+ hex digits.' } }, ['sha'], true);
+
+const permissionRights = object({ read: bool, write: bool, exec: bool }, [], true);
+export const permissionTree: JsonSchema = object({ default: permissionRights, paths: { type: 'object', additionalProperties: permissionRights } }, ['default'], true);
+export const syncSettings: JsonSchema = object(
+  { trigger: { type: 'string', enum: ['auto', 'manual'] }, interval: str, exclude: array(str), alwaysActive: bool },
+  ['trigger'],
+  true,
+);
+const credentials: JsonSchema = { type: 'object', additionalProperties: str, description: 'Values for the kind\'s AuthSpec fields; stored encrypted, never echoed.' };
+
+/** The fields a host is added with (POST /v1/hosts and install). */
+export const hostFields: Record<string, JsonSchema> = {
+  config: { ...anyObject, description: 'Checked against the kind\'s closed configSchema.' },
+  scope: nullable({ ...anyObject, description: 'Which entries are crawled (docs/scope.md).' }),
+  credentials,
+  label: { type: 'string', maxLength: 200 },
+  description: { type: 'string', maxLength: 4000 },
+  ownership: { type: 'string', enum: ['project', 'user', 'agent'] },
+  ownerId: { type: 'string', minLength: 1, maxLength: 256 },
+  sync: nullable(syncSettings),
+  permissions: nullable(permissionTree),
+  privateOrigins: array(str),
+};
+
+/* ------------------------------------------------------------------ answers */
+
+export const networkRecord: JsonSchema = object({ id: int, slug: str, label: str, createdAt: int, updatedAt: int }, ['slug', 'label']);
+
+export const hostStatus: JsonSchema = object({
+  state: { type: 'string', enum: ['online', 'offline', 'unknown'] },
+  reason: str,
+  code: str,
+  probed: bool,
+  runtimeActive: bool,
+  checkedAt: int,
+});
+
+/** A host as the caller may use it (FsService.hosts). */
+export const fsHost: JsonSchema = object(
+  {
+    network: str,
+    slug: str,
+    address: str,
+    kind: str,
+    label: str,
+    description: str,
+    origin: nullable(str),
+    ownership: { type: 'string', enum: ['project', 'user', 'agent'] },
+    category: nullable(str),
+    capabilities: array(str),
+    rights: permissionRights,
+    runtimeGated: bool,
+    status: hostStatus,
+  },
+  ['network', 'slug', 'address', 'kind', 'status'],
+);
+
+/** A host's stored settings (NetworkService's HostView): never a credential value. */
+export const hostView: JsonSchema = object(
+  {
+    network: str,
+    slug: str,
+    address: str,
+    kind: str,
+    label: str,
+    description: str,
+    config: anyObject,
+    scope: nullable(anyObject),
+    sync: nullable(syncSettings),
+    permissions: nullable(permissionTree),
+    origin: nullable(str),
+    ownership: str,
+    ownerId: nullable(str),
+    privateOrigins: array(str),
+    honoursOrder: bool,
+    kindRegistered: bool,
+    credentials: nullable(object({ acquire: str, fields: array(str), stored: array(str) })),
+    createdAt: int,
+    updatedAt: int,
+  },
+  ['network', 'slug', 'kind'],
+);
+
+/** GET /v1/hosts/{network}/{host}: the host, and its settings for a caller with hosts.manage. */
+export const hostDetail: JsonSchema = object({ host: fsHost, settings: nullable(hostView) }, ['host', 'settings']);
+
+export const sourceKind: JsonSchema = object(
+  {
+    kind: str,
+    label: str,
+    category: nullable(str),
+    description: str,
+    configSchema: anyObject,
+    capabilities: array(str),
+    sandboxed: bool,
+    providerPackageId: str,
+    defaultPermissions: nullable(permissionTree),
+    defaultOwnership: str,
+    allowedOwnership: array(str),
+  },
+  ['kind', 'label', 'category', 'configSchema', 'capabilities'],
+);
+
+export const fsEntry: JsonSchema = object(
+  { address: str, host: str, path: str, name: str, type: { type: 'string', enum: ['file', 'directory'] }, size: int, mtime: str, etag: str, mime: str },
+  ['address', 'host', 'path', 'name', 'type'],
+);
+const contentSource: JsonSchema = { type: 'string', enum: ['live', 'catalog'], description: '`catalog`: the host is offline and this is its synced copy.' };
+export const fsStat: JsonSchema = { ...fsEntry, properties: { ...(fsEntry['properties'] as object), source: contentSource } };
+export const fsListPage: JsonSchema = object({ address: str, entries: array(fsEntry), cursor: str, source: contentSource }, ['address', 'entries', 'source']);
+
+export const fsReadResult: JsonSchema = object(
+  {
+    address: str,
+    mime: str,
+    size: int,
+    etag: str,
+    encoding: { type: 'string', enum: ['text', 'base64', 'marker'] },
+    content: str,
+    offset: int,
+    length: int,
+    nextOffset: int,
+    lines: object({ start: int, count: int, next: int }),
+    omitted: object({ reason: str, cap: int, capability: str }),
+    source: contentSource,
+  },
+  ['address', 'mime', 'size', 'encoding', 'content', 'offset', 'length', 'source'],
+);
+
+export const searchPage: JsonSchema = object(
+  {
+    hits: array(
+      object({
+        address: str,
+        network: str,
+        host: str,
+        path: str,
+        snippet: str,
+        highlights: array(array(int)),
+        score: { type: 'number' },
+        size: nullable(int),
+        mtime: nullable(str),
+        mime: nullable(str),
+      }),
+    ),
+    next: str,
+  },
+  ['hits'],
+);
+
+export const execResult: JsonSchema = object(
+  { exitCode: nullable(int), stdout: str, stderr: str, truncated: bool, durationMs: int, timedOut: bool, display: str },
+  ['exitCode', 'stdout', 'stderr', 'truncated', 'durationMs'],
+);
+export const execBody: JsonSchema = object(
+  {
+    command: { type: 'string', minLength: 1, maxLength: 65536 },
+    cwd: address,
+    timeout: { type: 'integer', minimum: 1, description: 'Milliseconds; the connector applies its own ceiling.' },
+    env: { type: 'object', additionalProperties: str },
+  },
+  ['command', 'cwd'],
+  true,
+);
+export const runBody: JsonSchema = object(
+  { command: { type: 'string', minLength: 1, maxLength: 65536 }, cwd: address, env: { type: 'object', additionalProperties: str } },
+  ['command', 'cwd'],
+  true,
+);
+export const fsRun: JsonSchema = object({ runId: str, network: str, host: str, userId: str, agentId: nullable(str), createdAt: int }, ['runId', 'network', 'host']);
+export const runStatus: JsonSchema = object(
+  { runId: str, state: { type: 'string', enum: ['running', 'exited', 'killed', 'failed'] }, exitCode: nullable(int), startedAt: str, endedAt: str, outputBytes: int, network: str, host: str },
+  ['runId', 'state', 'exitCode', 'network', 'host'],
+);
+export const runOutput: JsonSchema = object({ data: str, next: int, done: bool }, ['data', 'next', 'done']);
+
+export const crawlProgress: JsonSchema = object(
+  {
+    runId: int,
+    host: object({ network: str, host: str }),
+    mode: { type: 'string', enum: ['full', 'incremental'] },
+    state: { type: 'string', enum: ['running', 'paused', 'failed', 'completed', 'abandoned'] },
+    phase: { type: 'string', enum: ['list', 'sweep', 'done'] },
+    entries: int,
+    bytes: int,
+    indexed: int,
+    contentBytes: int,
+    skipped: int,
+    moved: int,
+    deleted: int,
+    errors: int,
+    pages: int,
+    total: nullable(int),
+    rate: { type: 'number' },
+    bytesRate: { type: 'number' },
+    etaMs: nullable(int),
+    fraction: nullable({ type: 'number' }),
+    elapsedMs: int,
+    startedAt: int,
+    updatedAt: int,
+    finishedAt: nullable(int),
+    error: nullable(object({ code: str, message: str })),
+  },
+  ['runId', 'state', 'entries'],
+);
+export const crawlStatus: JsonSchema = object(
+  {
+    host: str,
+    running: { type: 'boolean', description: 'A crawl of the host is running in this server.' },
+    progress: nullable(crawlProgress),
+    entries: { type: 'integer', description: 'Entries in the catalog.' },
+    watermark: nullable(str),
+  },
+  ['host', 'running', 'progress', 'entries'],
+);
+
+const trialSummary: JsonSchema = object(
+  { id: str, kind: str, passed: bool, phase: str, origins: array(str), createdAt: int, approvedBy: nullable(str), approvedAt: nullable(int) },
+  ['id', 'kind', 'passed'],
+);
+export const connectorView: JsonSchema = object(
+  {
+    sha: str,
+    name: nullable(str),
+    bytes: int,
+    submittedBy: str,
+    submittedAt: int,
+    configSchema: nullable(anyObject),
+    kind: nullable(str),
+    state: { type: 'string', enum: ['submitted', 'trialled', 'approved', 'installed'] },
+    trials: array(trialSummary),
+    confirmation: nullable({ type: 'string', description: 'What a person types to approve it.' }),
+    installation: nullable(object({ kind: str, network: str, installedBy: str, installedAt: int })),
+  },
+  ['sha', 'state', 'trials'],
+);
+export const trialOutcome: JsonSchema = object(
+  {
+    trial: trialSummary,
+    report: object({
+      kind: str,
+      passed: bool,
+      checks: array(object({ id: int, name: str, status: { type: 'string', enum: ['pass', 'fail', 'skip'] }, detail: str })),
+      origins: array(str),
+      phase: str,
+      durationMs: int,
+      refusals: array(anyObject),
+      leftOnHost: array(str),
+    }),
+  },
+  ['trial', 'report'],
+);
+export { trialSummary };
