@@ -2,13 +2,16 @@
  * trial_connector and install_connector through the endpoint, with the SDK's own client: the
  * notes-api example trialled against its real API on loopback (a private origin the operator
  * allowed, never one named in tool input), refused at install until a person approved the trial,
- * refused for a module that differs from the one trialled, then installed — kind registered,
- * host added, first crawl started — and read through the filesystem tools.
+ * installed — kind registered, host added, first crawl started — and read through the filesystem
+ * tools; a module that differs from the one approved is refused, and the installation is kept in
+ * the lifecycle's records so a restarted process registers the kind again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ConnectorLifecycle, type LifecyclePlatform } from '../connectors/index.js';
 import { callerOf } from '../fs/__fixtures__/fs-service.js';
+import type { SandboxedKindSpec } from '../platform/index.js';
 import { NOTES_SEED, exampleSource } from '../trial/__fixtures__/examples.js';
 import { startNotesApi, type NotesApi } from '../trial/__fixtures__/servers/notes-api.js';
 import { errorCode, openMcpFixture, structured, textOf, type McpFixture } from './__fixtures__/mcp-fixture.js';
@@ -96,4 +99,29 @@ describe('install_connector', () => {
     }
     expect(hits).toHaveLength(1);
   }, 60_000);
+
+  it('installs exactly the approved module: a changed module is another sha, refused until it is approved itself', async () => {
+    const changed = await fixture.connectors.submit({ userId: 'ann', agentId: 'agent' }, 'home', { module: `${source}\n// changed after the trial\n` });
+    const approved = await fixture.connectors.trialRecord('home', trialId);
+    expect(changed.connector.sha).not.toBe(approved.moduleHash);
+    const refused = await call('install_connector', { sha: changed.connector.sha, host: 'changed', config: { baseUrl: api.origin } });
+    expect(errorCode(refused)).toBe('precondition_failed');
+    expect(structured(refused)['error']).toMatchObject({ details: { sha: changed.connector.sha, reason: 'not_approved' } });
+    expect(await fixture.platform.store.hosts.get({ network: 'home', host: 'changed' })).toBeNull();
+  });
+
+  it('keeps the installation where every surface sees it, so a restarted process registers the kind again', async () => {
+    const { moduleHash } = await fixture.connectors.trialRecord('home', trialId);
+    expect(await fixture.connectors.get('home', moduleHash)).toMatchObject({ state: 'installed', installation: { kind: 'notes-api', network: 'home', installedBy: 'ann' } });
+    // A new process: a fresh lifecycle over the same data directory, with nothing registered yet.
+    const registered: string[] = [];
+    const kinds = { registerSandboxed: (spec: SandboxedKindSpec) => void registered.push(spec.description.kind) };
+    const restarted = new ConnectorLifecycle({ ...pick(fixture.platform), kinds } as unknown as LifecyclePlatform);
+    expect(await restarted.restore()).toEqual({ restored: ['notes-api'], failed: [] });
+    expect(registered).toEqual(['notes-api']);
+  });
 });
+
+function pick(platform: McpFixture['platform']): Omit<LifecyclePlatform, 'kinds'> {
+  return { paths: platform.paths, store: platform.store, sandbox: platform.sandbox, networks: platform.networks, sync: platform.sync.bind(platform) };
+}

@@ -16,8 +16,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
 import { progressOf } from '../../catalog/index.js';
-import { ConnectorLifecycle, type TrialSummary } from '../../connectors/index.js';
-import type { Platform } from '../../platform/index.js';
+import type { TrialSummary } from '../../connectors/index.js';
 import { readTrialConfigFile, type TrialPhase } from '../../trial/index.js';
 import { EXIT, type CliIo } from '../program.js';
 import { progressView } from './progress.js';
@@ -25,13 +24,6 @@ import { collect, defaultNetwork, formatBytes, formatTable, printJson, readCrede
 import { localUser } from './token.js';
 
 const SHA_TEXT = /^[0-9a-f]{8,64}$/i;
-
-async function lifecycle(platform: Platform): Promise<ConnectorLifecycle> {
-  const connectors = new ConnectorLifecycle(platform);
-  // Kinds installed earlier must be known here too: to refuse a second registration, and to add hosts of them.
-  await connectors.restore();
-  return connectors;
-}
 
 function when(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -71,9 +63,9 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
     .action(async (path: string, options: { name?: string; schema?: string; network?: string; json?: boolean }, command: Command) => {
       const text = await readFile(path, 'utf8').catch(() => Promise.reject(new NotFoundError(`The module ${JSON.stringify(path)} cannot be read.`)));
       const schema = options.schema === undefined ? undefined : await readJsonObject(options.schema, '--schema');
-      await withPlatform(command, io, async (platform) => {
+      await withPlatform(command, io, async (platform, connectors) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const { connector: view, created } = await (await lifecycle(platform)).submit({ userId: localUser() }, network, {
+        const { connector: view, created } = await connectors.submit({ userId: localUser() }, network, {
           module: text,
           ...(options.name === undefined ? {} : { name: options.name }),
           ...(schema === undefined ? {} : { configSchema: schema }),
@@ -94,9 +86,9 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
     .option('--json', 'print the recorded trial and its report as JSON')
     .action(async (sha: string, options: { config: string; phase: string; network?: string; json?: boolean }, command: Command) => {
       const file = await readTrialConfigFile(options.config);
-      await withPlatform(command, io, async (platform) => {
+      await withPlatform(command, io, async (platform, connectors) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const outcome = await (await lifecycle(platform)).trial({ userId: localUser() }, network, sha, {
+        const outcome = await connectors.trial({ userId: localUser() }, network, sha, {
           ...file,
           // Checked by the trial: an unknown phase is `invalid_argument`.
           phase: options.phase as TrialPhase,
@@ -117,8 +109,8 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
     .option('--network <slug>', 'the network')
     .option('--json', 'print them as JSON')
     .action(async (options: { network?: string; json?: boolean }, command: Command) => {
-      await withPlatform(command, io, async (platform) => {
-        const views = await (await lifecycle(platform)).list(await defaultNetwork(platform, options.network, io));
+      await withPlatform(command, io, async (platform, connectors) => {
+        const views = await connectors.list(await defaultNetwork(platform, options.network, io));
         if (options.json === true) return printJson(io, views);
         if (views.length === 0) return void io.stderr.write('No modules submitted; submit one with `inseam connector submit <module>`.\n');
         io.stdout.write(formatTable([['SHA', 'NAME', 'KIND', 'STATE', 'TRIALS', 'SUBMITTED'], ...views.map((view) => [view.sha.slice(0, 12), view.name ?? '-', view.kind ?? '-', view.state, String(view.trials.length), when(view.submittedAt)])]));
@@ -134,9 +126,8 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
       if (io.stdin.isTTY !== true) {
         throw new PermissionDeniedError('Approving a connector is a person\'s act: run `inseam approve` in a terminal, or approve it in the browser.', { details: { reason: 'not_a_terminal' } });
       }
-      await withPlatform(command, io, async (platform) => {
+      await withPlatform(command, io, async (platform, connectors) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const connectors = await lifecycle(platform);
         const bySha = SHA_TEXT.test(target);
         const pending = bySha ? await connectors.confirmation(network, target) : await connectors.trialRecord(network, target);
         const phrase = 'phrase' in pending ? pending.phrase : pending.confirmation;
@@ -175,9 +166,9 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
         json(options.sync, '--sync'),
         json(options.permissions, '--permissions'),
       ]);
-      await withPlatform(command, io, async (platform) => {
+      await withPlatform(command, io, async (platform, connectors) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const { host, crawl } = await (await lifecycle(platform)).install({ userId: localUser() }, network, sha, {
+        const { host, crawl } = await connectors.install({ userId: localUser() }, network, sha, {
           host: options.host,
           ...(config === undefined ? {} : { config }),
           ...(Object.keys(credentials).length === 0 ? {} : { credentials }),

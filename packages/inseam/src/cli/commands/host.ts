@@ -98,12 +98,14 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .action(async (target: string, options: AddOptions, command: Command) => {
       const ref = parseHostArgument(target);
       const input = await addInput(options, io);
-      await withPlatform(command, io, async (platform) => {
+      await withPlatform(command, io, async (platform, connectors) => {
         let added: HostView;
         if (options.from !== undefined) {
           added = await platform.networks.addDeclared(ref.network, options.from, ref.host, input);
         } else {
           if (input.kind === undefined) throw new InvalidArgumentError('Name the kind with --kind (see `inseam host kinds`), or add a declared source with --from <package>.', { details: { argument: 'kind' } });
+          // A sandboxed connector's kind is registered platform-wide; each network needs its own approval.
+          await connectors.requireApprovedKind(ref.network, input.kind);
           added = await platform.networks.addHost({ ...input, kind: input.kind, network: ref.network, slug: ref.host });
         }
         if (options.json === true) return printJson(io, added);

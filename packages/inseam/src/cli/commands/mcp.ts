@@ -18,7 +18,6 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError, PermissionDeniedError, type SessionContext } from '@neuralis/package-system/contracts';
 import { checkNetworkSlug } from '../../address/index.js';
-import { ConnectorLifecycle } from '../../connectors/index.js';
 import { FsService, type Caller } from '../../fs/index.js';
 import { TokenService } from '../../http/index.js';
 import { McpHost, serveStdio, type OutboundServerInput } from '../../mcp/index.js';
@@ -85,11 +84,9 @@ export async function stdioCaller(platform: Platform, options: ServeOptions, io:
 
 function serve(io: CliIo) {
   return async (options: ServeOptions, command: Command): Promise<void> => {
-    await withPlatform(command, io, async (platform) => {
+    // withPlatform registered the connectors installed earlier; the tools share its lifecycle.
+    await withPlatform(command, io, async (platform, connectors) => {
       const caller = await stdioCaller(platform, options, io);
-      // Connectors installed earlier register their kinds again, so their hosts can be used.
-      const connectors = new ConnectorLifecycle(platform);
-      for (const failed of (await connectors.restore()).failed) io.stderr.write(`inseam mcp: connector module ${failed.sha.slice(0, 12)} could not be registered: ${failed.message} [${failed.code}]\n`);
       const host = await McpHost.open({ platform, fs: new FsService(platform), connectors }, { hostedPackages: options.hostPackage, allowPrivateOrigins: options.allowPrivateOrigin });
       const stop = new AbortController();
       const onSignal = (): void => stop.abort();

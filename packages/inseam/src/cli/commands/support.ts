@@ -1,6 +1,6 @@
 /**
- * What the platform commands share: the global `--data` option, opening and closing the platform
- * around a command, reading JSON arguments, naming hosts and addresses, and printing.
+ * What the platform commands share: the global `--data` option, opening the platform around a
+ * command (with the installed connectors registered) and closing it, reading JSON arguments, naming hosts and addresses, and printing.
  */
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { InvalidArgumentError, InvalidConfigError, NotFoundError } from '@neuralis/package-system/contracts';
 import { checkHostSlug, checkNetworkSlug, parseAddress, type Address } from '../../address/index.js';
+import { ConnectorLifecycle } from '../../connectors/index.js';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import type { CliIo } from '../program.js';
@@ -20,12 +21,21 @@ export function registerDataOption(program: Command): void {
   program.option('--data <dir>', 'the inseam data directory (default: $INSEAM_DATA_DIR, else $XDG_DATA_HOME/inseam, else ~/.local/share/inseam)');
 }
 
-/** Opens the platform named by `--data` and the environment, runs `work`, and always closes it. */
-export async function withPlatform<T>(command: Command, io: CliIo, work: (platform: Platform) => Promise<T>): Promise<T> {
+/**
+ * Opens the platform named by `--data` and the environment, registers the sandboxed connectors
+ * installed earlier (so hosts of their kinds work in every command), runs `work` with the platform
+ * and that connector lifecycle, and always closes the platform. A module that cannot be registered
+ * again is reported on stderr, not thrown: the command goes on, only hosts of that kind fail.
+ */
+export async function withPlatform<T>(command: Command, io: CliIo, work: (platform: Platform, connectors: ConnectorLifecycle) => Promise<T>): Promise<T> {
   const data = (command.optsWithGlobals() as { data?: string }).data;
   const platform = await openPlatform({ ...(data === undefined ? {} : { dataDir: data }), env: io.env });
   try {
-    return await work(platform);
+    const connectors = new ConnectorLifecycle(platform);
+    for (const failure of (await connectors.restore()).failed) {
+      io.stderr.write(`inseam: connector module ${failure.sha.slice(0, 12)} could not be registered again: ${failure.message} [${failure.code}]\n`);
+    }
+    return await work(platform, connectors);
   } finally {
     await platform.close();
   }
