@@ -2,9 +2,10 @@
 // time would dominate the run). Each is built under a `.partial` name and renamed when complete,
 // so an interrupted build is never mistaken for a finished one.
 import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { documentMtimeMs, documentPath, documentText } from './text-corpus.mjs';
 
 export const benchRoot = process.env.INSEAM_BENCH_DIR ?? join(tmpdir(), 'inseam-bench');
 
@@ -67,6 +68,39 @@ export function flatFiles(count) {
     const sizes = smallFileSizes(count);
     await writeAll(sizes.map((size, i) => ({ path: join(staging, `file-${i}.txt`), size, fill: 97 + (i % 26) })));
   });
+}
+
+/**
+ * `count` text files in the tree shape and sizes of `manySmallFiles` (`d{k}/e{j}/file-N.txt`,
+ * 1–4 KiB), holding words (text-corpus.mjs) rather than one repeated byte, so a content index has
+ * something to search; file N was last modified N minutes after 2024-01-01, so modification times
+ * are spread as in a real folder. Separate from `manySmallFiles`, which other benchmarks count:
+ * the catalog benchmark changes files in this tree (and puts them back, see `textFileAt`).
+ */
+export function manyTextFiles(count) {
+  return buildOnce(join(benchRoot, `text-${count}`), async (staging) => {
+    const sizes = smallFileSizes(count);
+    for (let i = 0; i < count; i += WRITE_CONCURRENCY) {
+      const batch = [];
+      for (let index = i; index < Math.min(count, i + WRITE_CONCURRENCY); index += 1) {
+        const path = join(staging, documentPath(index));
+        if (index % 100 === 0) await mkdir(join(path, '..'), { recursive: true });
+        batch.push(textFileAt(index, sizes[index]));
+      }
+      await Promise.all(
+        batch.map(async (file) => {
+          const path = join(staging, file.path);
+          await writeFile(path, file.text);
+          await utimes(path, file.mtime, file.mtime);
+        }),
+      );
+    }
+  });
+}
+
+/** File `index` of `manyTextFiles` as built: its relative path, text and modification time (a Date). */
+export function textFileAt(index, size = smallFileSizes(index + 1)[index]) {
+  return { path: documentPath(index), text: documentText(index, size), mtime: new Date(documentMtimeMs(index)) };
 }
 
 /** One file of `bytes` bytes of non-constant data. */

@@ -39,6 +39,21 @@ export function ensureBuilt(projects) {
   }
 }
 
+/**
+ * `ensureBuilt` for one project without a root index (packages/inseam exports subpaths only):
+ * `entries` are the built files the cases import, relative to the project's `dist/`.
+ */
+export function ensureBuiltEntries(project, entries) {
+  const build = (args) => spawnSync('npx', ['tsc', '-b', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  const built = () => entries.every((file) => existsSync(join(repoRoot, project, 'dist', file)));
+  let result = build([project]);
+  if (result.status === 0 && !built()) result = build([project, '--force']);
+  if (result.status === 0 && built()) return;
+  const output = `${result.stdout}${result.stderr}`.slice(0, 2000);
+  if (!built()) throw new Error(`Could not build ${project}; fix the build first:\n${output}`);
+  process.stderr.write(`warning: npx tsc -b ${project} failed; measuring its previous build.\n${output}\n`);
+}
+
 /** The machine facts a result is meaningless without. */
 export function machineFacts() {
   const version = (command, args) => {
