@@ -45,7 +45,7 @@ import {
 } from '@neuralis/package-system/contracts';
 import { getConnectorBindingProvenance } from '@neuralis/package-system/loader';
 import { assertCapability, guardedCall } from '@neuralis/package-system/testing';
-import { addressFromSourceUri, createAddress, formatAddress, type Address } from '../address/index.js';
+import { addressFromSourceUri, addressToSourceUri, createAddress, formatAddress, type Address } from '../address/index.js';
 import { SANDBOX_PACKAGE_ID } from '../sandbox/index.js';
 import type { SearchPage } from '../search/index.js';
 import type { HostRecord } from '../store/index.js';
@@ -161,10 +161,12 @@ export class FsService {
     const live = async (): Promise<FsListPage> => {
       const { port, capabilities } = await this.#dispatch(target);
       const page = await guardedCall(port, capabilities, 'list', target.uri, { limit, ...(cursor === undefined ? {} : { cursor: cursor.value }) });
-      const entries = page.entries.flatMap((entry) => {
-        const mapped = this.#entry(target, entry);
-        return mapped !== null && this.#readable(target, mapped) ? [mapped] : [];
-      });
+      const child = childOf(target);
+      const entries: FsEntry[] = [];
+      for (const entry of page.entries) {
+        const place = child(entry.uri) ?? this.#placeOf(target, entry);
+        if (place !== null && target.permissions.allows(place.segments, 'read')) entries.push(entryAt(place, entry));
+      }
       return page.cursor === undefined ? { address: target.global, entries, source: 'live' } : { address: target.global, entries, cursor: encodeListCursor('l', page.cursor), source: 'live' };
     };
     if (cursor !== undefined) {
@@ -689,24 +691,19 @@ export class FsService {
   /* ------------------------------------------------------------------ helpers */
 
   #entry(target: Target, entry: ConnectorEntry): FsEntry | null {
+    const place = this.#placeOf(target, entry);
+    return place === null ? null : entryAt(place, entry);
+  }
+
+  /** Where an entry the port returned lies, or null when its URI is not one of the target's host. */
+  #placeOf(target: Target, entry: ConnectorEntry): Place | null {
     let address: Address;
     try {
       address = addressFromSourceUri(entry.uri, { network: target.address.network });
     } catch {
       return null;
     }
-    if (address.host !== target.address.host) return null;
-    return {
-      address: formatAddress(address),
-      host: address.host,
-      path: address.path,
-      name: entry.name,
-      type: entry.type,
-      ...(entry.size === undefined ? {} : { size: entry.size }),
-      ...(entry.mtime === undefined ? {} : { mtime: entry.mtime }),
-      ...(entry.etag === undefined ? {} : { etag: entry.etag }),
-      ...(entry.mime === undefined ? {} : { mime: entry.mime }),
-    };
+    return address.host === target.address.host ? { global: formatAddress(address), host: address.host, path: address.path, segments: address.segments } : null;
   }
 
   #root(target: Target): FsEntry {
@@ -731,6 +728,56 @@ export class FsService {
     }
     return new NotFoundError(`Nothing exists at ${target.global}.`);
   }
+}
+
+/** An entry's address as an answer names it. */
+interface Place {
+  readonly global: string;
+  readonly host: string;
+  readonly path: string;
+  readonly segments: readonly string[];
+}
+
+/** Names the `A-Z a-z 0-9 - . _ ~` characters spell, which every address form writes as they are. */
+const PLAIN_NAME = /^[A-Za-z0-9._~-]+$/;
+
+/**
+ * The place of a direct child of the target from its source URI, without parsing the URI and
+ * rebuilding the address for each of a listing's entries (most of a listing's cost in the
+ * service). Only a plain name (not `.` or `..`) right below the target's own URI is taken;
+ * anything else answers undefined and goes the full way (#placeOf), so a port's odd or hostile
+ * URI is judged by the address parser as before. The prefixes come from the address functions
+ * themselves (a probe child), so this never spells an address differently from them.
+ */
+function childOf(target: Target): (uri: string) => Place | undefined {
+  const probe = createAddress({ network: target.address.network, host: target.address.host, segments: [...target.address.segments, PROBE_NAME] });
+  const uriPrefix = addressToSourceUri(probe).slice(0, -PROBE_NAME.length);
+  const globalPrefix = formatAddress(probe).slice(0, -PROBE_NAME.length);
+  const pathPrefix = probe.path.slice(0, -PROBE_NAME.length);
+  const host = target.address.host;
+  const parent = target.address.segments;
+  return (uri) => {
+    if (!uri.startsWith(uriPrefix)) return undefined;
+    const name = uri.slice(uriPrefix.length);
+    if (!PLAIN_NAME.test(name) || name === '.' || name === '..') return undefined;
+    return { global: globalPrefix + name, host, path: pathPrefix + name, segments: [...parent, name] };
+  };
+}
+
+const PROBE_NAME = 'x';
+
+function entryAt(place: Place, entry: ConnectorEntry): FsEntry {
+  return {
+    address: place.global,
+    host: place.host,
+    path: place.path,
+    name: entry.name,
+    type: entry.type,
+    ...(entry.size === undefined ? {} : { size: entry.size }),
+    ...(entry.mtime === undefined ? {} : { mtime: entry.mtime }),
+    ...(entry.etag === undefined ? {} : { etag: entry.etag }),
+    ...(entry.mime === undefined ? {} : { mime: entry.mime }),
+  };
 }
 
 /**

@@ -77,6 +77,37 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+const MAX_CACHED_STATEMENTS = 256;
+const statementCaches = new WeakMap<SqliteDatabase, Map<string, Database.Statement>>();
+
+/**
+ * `db.prepare` that compiles each SQL text once per connection and hands back the same statement
+ * after: preparing costs more than running a one-row lookup, and every call made one before. The
+ * stores only bind and run statements (`get`, `all`, `run`; never `iterate`, `pluck`, `raw` or
+ * `expand`), so a shared statement carries nothing from one use to the next. SQL built at run time
+ * (a host update's column list) is cached too; the least recently used beyond 256 are dropped.
+ * A statement of a closed connection throws as `db.prepare` would.
+ */
+export function cachedPrepare(db: SqliteDatabase): SqliteDatabase['prepare'] {
+  let statements = statementCaches.get(db);
+  if (statements === undefined) {
+    statements = new Map();
+    statementCaches.set(db, statements);
+  }
+  const cache = statements;
+  return ((source: string) => {
+    let statement = cache.get(source);
+    if (statement !== undefined) {
+      cache.delete(source);
+    } else {
+      statement = db.prepare(source);
+      if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    return statement;
+  }) as SqliteDatabase['prepare'];
+}
+
 /** Runs synchronous driver work as a promise, wrapping what it throws with `storeError`. */
 export function attempt<T>(action: string, work: () => T): Promise<T> {
   try {

@@ -1,7 +1,7 @@
 /** Detached-run ownership in SQLite. */
 import { AlreadyExistsError } from '@neuralis/package-system/contracts';
 import type { DetachedRunInput, DetachedRunOwnership, DetachedRunStore } from '../types.js';
-import { attempt, isUniqueViolation, type SqliteDatabase } from './database.js';
+import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from './database.js';
 import { missingHost } from './networks.js';
 
 interface RunRow {
@@ -31,21 +31,21 @@ function toOwnership(row: RunRow): DetachedRunOwnership {
 
 export class SqliteDetachedRunStore implements DetachedRunStore {
   readonly #db: SqliteDatabase;
+  readonly #prepare: SqliteDatabase['prepare'];
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
+    this.#prepare = cachedPrepare(db);
   }
 
   record(input: DetachedRunInput, now = Date.now()): Promise<DetachedRunOwnership> {
     return attempt('store the run owner', () =>
       this.#db.transaction(() => {
-        const host = this.#db
-          .prepare<[string, string], { id: number }>('SELECT h.id FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?')
+        const host = this.#prepare<[string, string], { id: number }>('SELECT h.id FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?')
           .get(input.network, input.host);
         if (host === undefined) throw missingHost({ network: input.network, host: input.host });
         try {
-          this.#db
-            .prepare('INSERT INTO detached_runs (run_id, host_id, user_id, agent_id, created_at) VALUES (?, ?, ?, ?, ?)')
+          this.#prepare('INSERT INTO detached_runs (run_id, host_id, user_id, agent_id, created_at) VALUES (?, ?, ?, ?, ?)')
             .run(input.runId, host.id, input.userId, input.agentId, now);
         } catch (error) {
           if (isUniqueViolation(error)) throw new AlreadyExistsError(`A detached run "${input.runId}" is recorded already.`, { details: { runId: input.runId } });
@@ -62,19 +62,18 @@ export class SqliteDetachedRunStore implements DetachedRunStore {
 
   listByUser(network: string, userId: string): Promise<DetachedRunOwnership[]> {
     return attempt('read the run owners', () =>
-      this.#db
-        .prepare<[string, string], RunRow>(`${SELECT} WHERE n.slug = ? AND r.user_id = ? AND r.released_at IS NULL ORDER BY r.created_at DESC, r.rowid DESC`)
+      this.#prepare<[string, string], RunRow>(`${SELECT} WHERE n.slug = ? AND r.user_id = ? AND r.released_at IS NULL ORDER BY r.created_at DESC, r.rowid DESC`)
         .all(network, userId)
         .map(toOwnership),
     );
   }
 
   release(runId: string, now = Date.now()): Promise<boolean> {
-    return attempt('store the run release', () => this.#db.prepare('UPDATE detached_runs SET released_at = ? WHERE run_id = ? AND released_at IS NULL').run(now, runId).changes > 0);
+    return attempt('store the run release', () => this.#prepare('UPDATE detached_runs SET released_at = ? WHERE run_id = ? AND released_at IS NULL').run(now, runId).changes > 0);
   }
 
   #byId(runId: string): DetachedRunOwnership | null {
-    const row = this.#db.prepare<[string], RunRow>(`${SELECT} WHERE r.run_id = ?`).get(runId);
+    const row = this.#prepare<[string], RunRow>(`${SELECT} WHERE r.run_id = ?`).get(runId);
     return row === undefined ? null : toOwnership(row);
   }
 }

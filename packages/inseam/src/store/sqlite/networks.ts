@@ -3,7 +3,7 @@ import { AlreadyExistsError, NotFoundError } from '@neuralis/package-system/cont
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
 import type { HostInput, HostPatch, HostRecord, HostRef, HostStore, NetworkInput, NetworkRecord, NetworkStore } from '../types.js';
-import { attempt, isUniqueViolation, parseJson, type SqliteDatabase } from './database.js';
+import { attempt, cachedPrepare, isUniqueViolation, parseJson, type SqliteDatabase } from './database.js';
 
 interface NetworkRow {
   id: number;
@@ -19,16 +19,17 @@ function toNetwork(row: NetworkRow): NetworkRecord {
 
 export class SqliteNetworkStore implements NetworkStore {
   readonly #db: SqliteDatabase;
+  readonly #prepare: SqliteDatabase['prepare'];
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
+    this.#prepare = cachedPrepare(db);
   }
 
   create(input: NetworkInput, now = Date.now()): Promise<NetworkRecord> {
     return attempt('store the network', () => {
       try {
-        const row = this.#db
-          .prepare<[string, string, number, number], NetworkRow>('INSERT INTO networks (slug, label, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING *')
+        const row = this.#prepare<[string, string, number, number], NetworkRow>('INSERT INTO networks (slug, label, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING *')
           .get(input.slug, input.label ?? input.slug, now, now);
         return toNetwork(row!);
       } catch (error) {
@@ -40,25 +41,25 @@ export class SqliteNetworkStore implements NetworkStore {
 
   get(slug: string): Promise<NetworkRecord | null> {
     return attempt('read the network', () => {
-      const row = this.#db.prepare<[string], NetworkRow>('SELECT * FROM networks WHERE slug = ?').get(slug);
+      const row = this.#prepare<[string], NetworkRow>('SELECT * FROM networks WHERE slug = ?').get(slug);
       return row === undefined ? null : toNetwork(row);
     });
   }
 
   list(): Promise<NetworkRecord[]> {
-    return attempt('read the networks', () => this.#db.prepare<[], NetworkRow>('SELECT * FROM networks ORDER BY slug').all().map(toNetwork));
+    return attempt('read the networks', () => this.#prepare<[], NetworkRow>('SELECT * FROM networks ORDER BY slug').all().map(toNetwork));
   }
 
   update(slug: string, patch: { readonly label: string }, now = Date.now()): Promise<NetworkRecord> {
     return attempt('store the network', () => {
-      const row = this.#db.prepare<[string, number, string], NetworkRow>('UPDATE networks SET label = ?, updated_at = ? WHERE slug = ? RETURNING *').get(patch.label, now, slug);
+      const row = this.#prepare<[string, number, string], NetworkRow>('UPDATE networks SET label = ?, updated_at = ? WHERE slug = ? RETURNING *').get(patch.label, now, slug);
       if (row === undefined) throw missingNetwork(slug);
       return toNetwork(row);
     });
   }
 
   delete(slug: string): Promise<boolean> {
-    return attempt('delete the network', () => this.#db.prepare('DELETE FROM networks WHERE slug = ?').run(slug).changes > 0);
+    return attempt('delete the network', () => this.#prepare('DELETE FROM networks WHERE slug = ?').run(slug).changes > 0);
   }
 }
 
@@ -113,9 +114,11 @@ function jsonOrNull(value: unknown): string | null {
 
 export class SqliteHostStore implements HostStore {
   readonly #db: SqliteDatabase;
+  readonly #prepare: SqliteDatabase['prepare'];
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
+    this.#prepare = cachedPrepare(db);
   }
 
   create(network: string, input: HostInput, now = Date.now()): Promise<HostRecord> {
@@ -123,8 +126,7 @@ export class SqliteHostStore implements HostStore {
       this.#db.transaction(() => {
         const networkId = this.#networkId(network);
         try {
-          const { id } = this.#db
-            .prepare<unknown[], { id: number }>(
+          const { id } = this.#prepare<unknown[], { id: number }>(
               `INSERT INTO hosts (network_id, slug, kind, label, description, config, scope, sync, permissions, origin, honours_order, ownership, owner_id,
                  private_origins, created_at, updated_at)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -160,8 +162,7 @@ export class SqliteHostStore implements HostStore {
 
   get(ref: HostRef): Promise<HostRecord | null> {
     return attempt('read the host', () => {
-      const row = this.#db
-        .prepare<[string, string], HostRow>(`SELECT ${HOST_COLUMNS} FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?`)
+      const row = this.#prepare<[string, string], HostRow>(`SELECT ${HOST_COLUMNS} FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?`)
         .get(ref.network, ref.host);
       return row === undefined ? null : toHost(row);
     });
@@ -169,8 +170,7 @@ export class SqliteHostStore implements HostStore {
 
   list(network: string): Promise<HostRecord[]> {
     return attempt('read the hosts', () =>
-      this.#db
-        .prepare<[string], HostRow>(`SELECT ${HOST_COLUMNS} FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? ORDER BY h.slug`)
+      this.#prepare<[string], HostRow>(`SELECT ${HOST_COLUMNS} FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? ORDER BY h.slug`)
         .all(network)
         .map(toHost),
     );
@@ -179,8 +179,7 @@ export class SqliteHostStore implements HostStore {
   update(ref: HostRef, patch: HostPatch, now = Date.now()): Promise<HostRecord> {
     return attempt('store the host', () =>
       this.#db.transaction(() => {
-        const current = this.#db
-          .prepare<[string, string], { id: number }>('SELECT h.id FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?')
+        const current = this.#prepare<[string, string], { id: number }>('SELECT h.id FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?')
           .get(ref.network, ref.host);
         if (current === undefined) throw missingHost(ref);
         const sets: string[] = [];
@@ -201,7 +200,7 @@ export class SqliteHostStore implements HostStore {
         if (patch.ownerId !== undefined) set('owner_id', patch.ownerId);
         if (patch.privateOrigins !== undefined) set('private_origins', patch.privateOrigins.length === 0 ? null : JSON.stringify(patch.privateOrigins));
         set('updated_at', now);
-        this.#db.prepare(`UPDATE hosts SET ${sets.join(', ')} WHERE id = ?`).run(...values, current.id);
+        this.#prepare(`UPDATE hosts SET ${sets.join(', ')} WHERE id = ?`).run(...values, current.id);
         return this.#byId(current.id);
       })(),
     );
@@ -209,20 +208,19 @@ export class SqliteHostStore implements HostStore {
 
   delete(ref: HostRef): Promise<boolean> {
     return attempt('delete the host', () =>
-      this.#db
-        .prepare('DELETE FROM hosts WHERE id = (SELECT h.id FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?)')
+      this.#prepare('DELETE FROM hosts WHERE id = (SELECT h.id FROM hosts h JOIN networks n ON n.id = h.network_id WHERE n.slug = ? AND h.slug = ?)')
         .run(ref.network, ref.host).changes > 0,
     );
   }
 
   #networkId(network: string): number {
-    const row = this.#db.prepare<[string], { id: number }>('SELECT id FROM networks WHERE slug = ?').get(network);
+    const row = this.#prepare<[string], { id: number }>('SELECT id FROM networks WHERE slug = ?').get(network);
     if (row === undefined) throw missingNetwork(network);
     return row.id;
   }
 
   #byId(id: number): HostRecord {
-    return toHost(this.#db.prepare<[number], HostRow>(`SELECT ${HOST_COLUMNS} FROM hosts h JOIN networks n ON n.id = h.network_id WHERE h.id = ?`).get(id)!);
+    return toHost(this.#prepare<[number], HostRow>(`SELECT ${HOST_COLUMNS} FROM hosts h JOIN networks n ON n.id = h.network_id WHERE h.id = ?`).get(id)!);
   }
 }
 
