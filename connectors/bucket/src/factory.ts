@@ -58,10 +58,13 @@ export async function createBucketPort(context: ConnectorFactoryContext, options
   return new BucketPort(context.source, store, config.caps, config.provider === 'pad' ? '' : config.prefix);
 }
 
-/** The host `Connector` for one bucket config. Throws as createBucketPort. */
+/**
+ * The host `Connector` for one bucket config. For S3/R2 it probes once whether the endpoint
+ * enforces conditional writes (see BucketHost.open). Throws as createBucketPort.
+ */
 export async function createBucketHost(rawConfig: Readonly<Record<string, unknown>>, options: BucketBindingOptions = {}): Promise<BucketHost> {
   const config = parseBucketConfig(rawConfig);
-  return new BucketHost(await openBucketStore(config, options), config, options.hostPageSize);
+  return BucketHost.open(await openBucketStore(config, options), config, options.hostPageSize);
 }
 
 async function openBucketStore(config: BucketConfig, options: BucketBindingOptions): Promise<ObjectStore> {

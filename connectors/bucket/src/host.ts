@@ -12,6 +12,13 @@
  * Credentials. For S3 and R2 the connector declares what it needs in `describe().auth` and never
  * reads it: requests go through the EgressPort, whose gate side signs them (SigV4) with the
  * host's stored accessKeyId/secretAccessKey.
+ *
+ * Replacing. `writes.replace` is claimed only where a replace can be made safe: on an S3/R2
+ * endpoint found to ignore If-Match (s3rver, some S3-compatible servers; see S3Store), `ifMatch`
+ * is refused with `unsupported`, so the host declares `replace: false`. `open` probes the endpoint
+ * once before the host is handed out; when that probe cannot be answered (no egress bound yet, no
+ * credential) support is unknown and `replace` stays claimed — the first write with ifMatch probes
+ * again and is refused, never sent unconditionally, if the endpoint turns out not to enforce it.
  */
 import { InvalidArgumentError, NotFoundError, UnsupportedOperationError } from '@neuralis/package-system/contracts';
 import type { AuthSpec, Connector, Description, Dimension, Entry, HostListOptions, HostListPage, HostReadOptions, Scope } from '@inseam/connector';
@@ -19,7 +26,7 @@ import { emptyStream } from './body.js';
 import type { BucketConfig } from './config.js';
 import { unwrapCursor, wrapCursor } from './cursor.js';
 import { checkObjectPath, hostPathOfKey, keyOfHostPath, keyPrefixOfHostPrefix } from './keys.js';
-import { MAX_PUT_BYTES } from './s3-store.js';
+import { MAX_PUT_BYTES, S3Store } from './s3-store.js';
 import type { ObjectInfo, ObjectStore } from './store.js';
 
 const MAX_PAGE = 1000;
@@ -64,6 +71,15 @@ export class BucketHost implements Connector {
     this.pageSize = Number.isSafeInteger(pageSize) ? Math.min(Math.max(pageSize, 1), MAX_PAGE) : MAX_PAGE;
   }
 
+  /**
+   * A host over `store`. For S3/R2 it first learns whether the endpoint enforces conditional writes
+   * (one probe; never throws), so that `describe().writes.replace` is accurate from the start.
+   */
+  static async open(store: ObjectStore, config: BucketConfig, pageSize?: number): Promise<BucketHost> {
+    if (store instanceof S3Store) await store.learnConditionalWrites();
+    return new BucketHost(store, config, pageSize);
+  }
+
   describe(): Description {
     const remote = this.config.provider !== 'pad';
     const defaultScope: Scope = { rules: remote ? [ARCHIVE_EXCLUDE, JUNK_EXCLUDE] : [JUNK_EXCLUDE] };
@@ -74,7 +90,7 @@ export class BucketHost implements Connector {
       dimensions: remote ? { ...COMMON_DIMENSIONS, storageClass: STORAGE_CLASS } : { ...COMMON_DIMENSIONS },
       listing: remote ? 'metered' : 'free',
       defaultScope,
-      writes: { mimes: '*', create: true, replace: true, delete: true, ...(remote ? { maxBytes: MAX_PUT_BYTES } : {}) },
+      writes: { mimes: '*', create: true, replace: this.replacesSafely(), delete: true, ...(remote ? { maxBytes: MAX_PUT_BYTES } : {}) },
     };
   }
 
@@ -149,6 +165,11 @@ export class BucketHost implements Connector {
     const key = this.keyOf(path);
     if ((await this.store.head(key)) === null) throw new NotFoundError(`No object exists at "${key}".`);
     await this.store.delete(key);
+  }
+
+  /** False once the endpoint is known to ignore If-Match (see the header). */
+  private replacesSafely(): boolean {
+    return !(this.store instanceof S3Store && this.store.conditionalWrites === 'unsupported');
   }
 
   private keyOf(path: string): string {

@@ -3,12 +3,13 @@
  * signs them and holds the credential (see signing-egress.ts for the interim implementation).
  *
  * Conditional writes. `ifMatch` and `createOnly` become `If-Match` / `If-None-Match: *` on the
- * PUT. Endpoints that ignore those headers would silently write unconditionally, so before the
- * first conditional write the store probes once: a zero-byte PUT to a scratch key under the
- * prefix with an `If-Match` that can never hold. A service that enforces conditions answers
- * 412 (or 404); one that does not either answers 501/400 or writes the scratch object (which is
- * deleted at once). On such an endpoint every conditional write is refused with `unsupported`
- * naming the argument — never emulated with a racy HEAD-then-PUT.
+ * PUT. Endpoints that ignore those headers would silently write unconditionally, so the store
+ * probes once — when a host is created (learnConditionalWrites), else before the first
+ * conditional write — with a zero-byte PUT to a scratch key under the prefix with an `If-Match`
+ * that can never hold. A service that enforces conditions answers 412 (or 404); one that does
+ * not either answers 501/400 or writes the scratch object (which is deleted at once). On such an
+ * endpoint every conditional write is refused with `unsupported` naming the argument — never
+ * emulated with a racy HEAD-then-PUT — and the host declares `writes.replace: false`.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -48,7 +49,8 @@ export const MAX_PUT_BYTES = 5_000_000_000;
 /** How long a "the bucket exists" answer is trusted before a HEAD 404 is double-checked. */
 const BUCKET_CHECK_MS = 60_000;
 
-type ConditionalSupport = 'unknown' | 'supported' | 'unsupported';
+/** Whether the endpoint enforces If-Match / If-None-Match on PUT, as far as its answers have shown. */
+export type ConditionalSupport = 'unknown' | 'supported' | 'unsupported';
 
 export class S3Store implements ObjectStore {
   readonly provider: 's3' | 'r2';
@@ -251,14 +253,37 @@ export class S3Store implements ObjectStore {
     return mapped;
   }
 
+  /** What is known of the endpoint's conditional writes: `unknown` until a probe has been answered. */
+  get conditionalWrites(): ConditionalSupport {
+    return this.conditional;
+  }
+
+  /**
+   * Runs the conditional-write probe now if it has not been answered yet (createBucketHost does,
+   * so the host's description can say whether it replaces safely). Never throws: when the probe
+   * cannot be sent or answered (no egress bound yet, no credential, endpoint down), support stays
+   * `unknown` and the first conditional write probes again.
+   */
+  async learnConditionalWrites(): Promise<ConditionalSupport> {
+    try {
+      await this.settleConditionalWrites();
+    } catch {
+      // Left unknown: see above.
+    }
+    return this.conditional;
+  }
+
+  private async settleConditionalWrites(signal?: AbortSignal): Promise<void> {
+    if (this.conditional !== 'unknown') return;
+    this.conditionalProbe ??= this.probeConditionalWrites(signal).finally(() => {
+      this.conditionalProbe = undefined;
+    });
+    this.conditional = await this.conditionalProbe;
+  }
+
   /** Resolves when conditional writes are enforced here; throws `unsupported` naming `argument` when not. */
   private async requireConditionalWrites(argument: 'ifMatch' | 'createOnly', signal?: AbortSignal): Promise<void> {
-    if (this.conditional === 'unknown') {
-      this.conditionalProbe ??= this.probeConditionalWrites(signal).finally(() => {
-        this.conditionalProbe = undefined;
-      });
-      this.conditional = await this.conditionalProbe;
-    }
+    await this.settleConditionalWrites(signal);
     if (this.conditional === 'unsupported') {
       throw new UnsupportedOperationError('bucket', 'write', argument, {
         details: { reason: 'endpoint_ignores_conditional_writes' },

@@ -13,10 +13,9 @@
  * `invalid_argument`, as is a cursor that does not decode.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import { TreeWalker } from './walker.js';
-import type { WalkEntryType, WalkPosition, WalkerOptions } from './walker.js';
+import type { WalkEntryType, WalkPosition, WalkStats, WalkerOptions } from './walker.js';
 
 export interface PageRequest {
   /** Identifies the listing (call and arguments); cursors only resume the listing they came from. */
@@ -29,7 +28,7 @@ export interface PageRequest {
 }
 
 /** Builds the caller's entry, or returns undefined to leave the entry out (a filter). */
-export type EntryMaker<T> = (path: string, name: string, type: WalkEntryType, stats: Stats) => T | undefined;
+export type EntryMaker<T> = (path: string, name: string, type: WalkEntryType, stats: WalkStats) => T | undefined;
 
 export interface Page<T> {
   readonly entries: T[];

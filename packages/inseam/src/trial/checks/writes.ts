@@ -1,7 +1,9 @@
 /**
  * Check 10: on the scratch prefix, once per declared MIME type, create an object, read back the
  * same bytes, replace it with ifMatch (and see a stale ifMatch refused), and delete it. Runs in
- * the install phase only; everything it creates is removed (see `cleanUpScratch`).
+ * the install phase only; everything it creates is removed (see `cleanUpScratch`). A host that
+ * declares `writes.replace: false` is not asked to replace: the check passes on the other steps
+ * and its detail says the replace step was left out and why (REPLACE_NOT_DECLARED).
  */
 import type { Description, Entry, Writes } from '@inseam/connector';
 import {
@@ -159,6 +161,9 @@ async function exerciseSample(context: TrialContext, writes: Writes, sample: Sam
   return `${sample.mime}: ${steps.join(', ')}`;
 }
 
+/** Why check 10 leaves out the replace step for a host that declares `writes.replace: false`. */
+export const REPLACE_NOT_DECLARED = 'replace with ifMatch not exercised: writes.replace is false (the host does not claim to replace safely)';
+
 /** Check 10. */
 export async function checkWrites(context: TrialContext): Promise<string> {
   const { writes } = requireWrites(context);
@@ -179,7 +184,8 @@ export async function checkWrites(context: TrialContext): Promise<string> {
     exercised.push(await exerciseSample(context, writes, sample, index));
   }
   if (exercised.length === 0) skip(`no declared type has a built-in sample: ${unexercised.join(', ')}`);
-  return `${exercised.join('; ')}${unexercised.length === 0 ? '' : `; not exercised: ${unexercised.join(', ')}`}`;
+  const notes = [...(unexercised.length === 0 ? [] : [`not exercised: ${unexercised.join(', ')}`]), ...(writes.replace ? [] : [REPLACE_NOT_DECLARED])];
+  return [...exercised, ...notes].join('; ');
 }
 
 /**
