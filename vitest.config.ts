@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Workspace packages export their TypeScript sources under the "source" condition, so tests run
-// against src/ without a build step. Vitest 4 runs tests in the server (SSR) environment, where
+// Workspace packages export their TypeScript sources under the "inseam-source" condition, so tests
+// run against src/ without a build step; the name is ours alone, so no third-party package that
+// ships a "source" condition gets its TypeScript loaded. Vitest 4 runs tests in the server (SSR) environment, where
 // workspace packages count as external: both condition lists are needed there.
-const conditions = ['source'];
+const conditions = ['inseam-source'];
 
 export default defineConfig({
   resolve: { conditions },

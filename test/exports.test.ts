@@ -40,9 +40,9 @@ describe('public surfaces', () => {
     for (const { dir, json } of workspaces()) {
       for (const [subpath, targets] of Object.entries(json.exports ?? {})) {
         expect(subpath, `${json.name} ${subpath}`).not.toContain('*');
-        expect(Object.keys(targets), `${json.name} ${subpath}`).toEqual(['source', 'types', 'default']);
-        expect(existsSync(join(dir, targets['source']!)), `${json.name} ${subpath} source`).toBe(true);
-        expect(targets['default']).toBe(targets['source']!.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'));
+        expect(Object.keys(targets), `${json.name} ${subpath}`).toEqual(['inseam-source', 'types', 'default']);
+        expect(existsSync(join(dir, targets['inseam-source']!)), `${json.name} ${subpath} source`).toBe(true);
+        expect(targets['default']).toBe(targets['inseam-source']!.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'));
       }
     }
   });

@@ -31,7 +31,7 @@ interface ChildRun {
 
 function runChild(db: string, pageSize: number, batchSize: number, killAfterMs?: number): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', REGISTER, CHILD, db, String(COUNT), String(pageSize), String(batchSize), String(PAGE_DELAY_MS)], {
+    const child = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, CHILD, db, String(COUNT), String(pageSize), String(batchSize), String(PAGE_DELAY_MS)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -41,7 +41,7 @@ beforeAll(async () => {
   await platform.close();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--conditions=source', '--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`, main, 'mcp', '--data', dataDir, '--user', 'ann', '--feature', 'exec.machine'],
+    args: ['--conditions=inseam-source', '--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`, main, 'mcp', '--data', dataDir, '--user', 'ann', '--feature', 'exec.machine'],
     env: { PATH: process.env['PATH'] ?? '', HOME: dataDir },
     stderr: 'pipe',
   });

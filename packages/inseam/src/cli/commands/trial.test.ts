@@ -133,7 +133,7 @@ describe('inseam trial, as a child process', () => {
     const main = fileURLToPath(new URL('../main.ts', import.meta.url));
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`, main, 'trial', modulePath, '--config', config, '--json'],
+      ['--conditions=inseam-source', '--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`, main, 'trial', modulePath, '--config', config, '--json'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const out = capture();

@@ -29,7 +29,7 @@ interface Up {
 
 /** Starts `inseam --data <dir> up --port 0 …` and resolves once it printed its URLs. */
 function startUp(dataDir: string, args: readonly string[] = []): Promise<Up> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', REGISTER, MAIN, '--data', dataDir, 'up', '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, MAIN, '--data', dataDir, 'up', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: dataDir },
   });
@@ -161,7 +161,7 @@ describe('inseam up', () => {
   it('refuses a port that is not one before starting anything, and a port in use with exit 3', async () => {
     const fresh = await tempDir('up-bad');
     try {
-      const child = spawn(process.execPath, ['--conditions=source', '--import', REGISTER, MAIN, '--data', fresh, 'up', '--port', '70000'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
+      const child = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, MAIN, '--data', fresh, 'up', '--port', '70000'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
       let err = '';
       child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -173,7 +173,7 @@ describe('inseam up', () => {
       await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
       const port = (busy.address() as AddressInfo).port;
       try {
-        const second = spawn(process.execPath, ['--conditions=source', '--import', REGISTER, MAIN, '--data', fresh, 'up', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
+        const second = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, MAIN, '--data', fresh, 'up', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
         let message = '';
         second.stderr.on('data', (chunk: Buffer) => (message += chunk.toString()));
         expect(await new Promise<number | null>((resolve) => second.once('exit', resolve))).toBe(3);

@@ -1,5 +1,5 @@
 // Module hooks so a child process can run this package's TypeScript sources directly (the kill
-// test forks crawlers from src/). Run node with `--conditions=source` so workspace packages
+// test forks crawlers from src/). Run node with `--conditions=inseam-source` so workspace packages
 // resolve to their sources too. Transpiled modules are cached by content hash in the temp
 // directory, so the twenty-odd children of one test run do not each transpile the whole tree.
 import { createHash } from 'node:crypto';
