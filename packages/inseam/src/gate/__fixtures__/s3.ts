@@ -35,7 +35,8 @@ export interface SigningCheckedS3 {
 /** Starts s3rver with `buckets` and the checking proxy in front of it; signatures must verify with `secretAccessKey`. */
 export async function startSigningCheckedS3(buckets: readonly string[], secretAccessKey: () => string): Promise<SigningCheckedS3> {
   const directory = await mkdtemp(join(tmpdir(), 'inseam-gate-s3rver-'));
-  const script = fileURLToPath(new URL('./s3rver-server.cjs', import.meta.url));
+  // One launcher for every s3rver the repository starts: the bucket connector's test fixture.
+  const script = fileURLToPath(new URL('../../../../../connectors/bucket/src/__fixtures__/s3rver-server.cjs', import.meta.url));
   const child = spawn(process.execPath, ['--openssl-legacy-provider', script, directory, JSON.stringify(buckets)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const s3rverPort = await portOf(child);
   const requests: CheckedRequest[] = [];
