@@ -47,11 +47,25 @@ export function createConnector(config) {
   }
 
   // A server href (absolute URL or absolute path, encoded its own way) → canonical Entry path.
+  // This is URL space, not a filesystem: root.pathname always ends in "/", so a prefix test keeps
+  // sibling folders out, and hrefs that are malformed or name "." / ".." are left out of listings.
   function pathOfHref(href) {
     const pathname = new URL(href, root).pathname;
     if (!pathname.startsWith(root.pathname)) return undefined;
     const relative = pathname.slice(root.pathname.length).replace(/\/$/, '');
-    return relative === '' ? '' : relative.split('/').map((segment) => encodeSegment(decodeURIComponent(segment))).join('/');
+    if (relative === '') return '';
+    const names = [];
+    for (const segment of relative.split('/')) {
+      let name;
+      try {
+        name = decodeURIComponent(segment);
+      } catch {
+        return undefined;
+      }
+      if (name === '' || name === '.' || name === '..') return undefined;
+      names.push(encodeSegment(name));
+    }
+    return names.join('/');
   }
 
   function toEntry(response) {
