@@ -5,13 +5,8 @@
  * what arrived, and forwards the request to s3rver. A bad signature is answered as S3 does, with
  * 403 SignatureDoesNotMatch, and never reaches s3rver.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startS3rver } from '../../../../../connectors/bucket/src/__fixtures__/s3rver.js';
 import { sigV4Problem, startServer } from './servers.js';
 import type { ReceivedRequest, TestServer } from './servers.js';
 
@@ -34,11 +29,9 @@ export interface SigningCheckedS3 {
 
 /** Starts s3rver with `buckets` and the checking proxy in front of it; signatures must verify with `secretAccessKey`. */
 export async function startSigningCheckedS3(buckets: readonly string[], secretAccessKey: () => string): Promise<SigningCheckedS3> {
-  const directory = await mkdtemp(join(tmpdir(), 'inseam-gate-s3rver-'));
-  // One launcher for every s3rver the repository starts: the bucket connector's test fixture.
-  const script = fileURLToPath(new URL('../../../../../connectors/bucket/src/__fixtures__/s3rver-server.cjs', import.meta.url));
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', script, directory, JSON.stringify(buckets)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const s3rverPort = await portOf(child);
+  // The bucket connector's fixture starts s3rver; this one only puts the checking proxy in front.
+  const s3rver = await startS3rver(buckets);
+  const s3rverPort = Number(new URL(s3rver.endpoint).port);
   const requests: CheckedRequest[] = [];
   const redirects: { suffix: string; status: number; location: string }[] = [];
   const proxy: TestServer = await startServer((req, res, body) => {
@@ -75,26 +68,7 @@ export async function startSigningCheckedS3(buckets: readonly string[], secretAc
     },
     async stop() {
       await proxy.close();
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await rm(directory, { recursive: true, force: true });
+      await s3rver.stop();
     },
   };
-}
-
-function portOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line !== undefined) resolve((JSON.parse(line) as { port: number }).port);
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString('utf8');
-    });
-    child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before listening: ${err}`)));
-  });
 }
