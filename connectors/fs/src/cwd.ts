@@ -3,6 +3,10 @@
  * spawned with `cwd` set to this process's descriptor link (`/proc/<pid>/fd/N`), so the directory
  * it starts in is exactly the one that was checked, even if the path is swapped for a symlink in
  * between. The descriptor stays open until spawn() has returned (the child has exec'd by then).
+ *
+ * `spawnIn` must attach every listener it needs (exit, close, data, error) before it returns: the
+ * descriptor is closed after it, on the thread pool, and a quick child can exit and emit its events
+ * during that await — a listener attached afterwards never hears them.
  */
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import { openContainedHandle } from '@neuralis/package-system/paths';

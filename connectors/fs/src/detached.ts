@@ -75,17 +75,18 @@ export class DetachedRuns {
     const log = await open(`${folder}/output.log`, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
     let pid: number | undefined;
     try {
-      const child = await withContainedCwd(rootPath, cwd, (directory) =>
-        spawn('/bin/sh', ['-c', WRAPPER, '/bin/sh', command, `${folder}/exit`], {
+      pid = await withContainedCwd(rootPath, cwd, (directory) => {
+        const child = spawn('/bin/sh', ['-c', WRAPPER, '/bin/sh', command, `${folder}/exit`], {
           cwd: directory,
           env,
           detached: true,
           stdio: ['ignore', log.fd, log.fd],
-        }),
-      );
-      child.on('error', () => undefined);
-      child.unref();
-      pid = child.pid;
+        });
+        // A failed spawn emits 'error' on the next tick; unheard, it would crash the process.
+        child.on('error', () => undefined);
+        child.unref();
+        return child.pid;
+      });
     } finally {
       await log.close();
     }

@@ -45,10 +45,15 @@ export async function runCommand(rootPath: string, cwd: Address, request: ExecRe
   const timeoutMs = effectiveTimeout(request.timeout, settings);
   const env = commandEnvironment(settings.envAllowlist, request.env);
   const started = performance.now();
-  const child = await withContainedCwd(rootPath, cwd, (directory) =>
-    spawn('/bin/sh', ['-c', command], { cwd: directory, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }),
+  return withContainedCwd(rootPath, cwd, (directory) =>
+    collect(
+      spawn('/bin/sh', ['-c', command], { cwd: directory, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }),
+      started,
+      timeoutMs,
+      settings.outputCapBytes,
+      context.signal,
+    ),
   );
-  return collect(child, started, timeoutMs, settings.outputCapBytes, context.signal);
 }
 
 function collect(child: ChildProcess, started: number, timeoutMs: number, cap: number, signal: AbortSignal | undefined): Promise<ExecResult> {
