@@ -161,6 +161,34 @@ describe('checkpoints', () => {
   });
 });
 
+describe('reading ahead', () => {
+  it('asks for the next page while the current one is being stored, and not where the scope can stop the listing', async () => {
+    const host = new MemoryHost(Array.from({ length: 9 }, (_, i) => object(`f${i}.md`, `file ${i}`)), { pageSize: 3 });
+    const log: string[] = [];
+    host.beforePage = (page) => void log.push(`list ${page}`);
+    const commit = store.catalog.commit.bind(store.catalog);
+    store.catalog.commit = async (batch) => {
+      if (batch.puts.length > 0) log.push('commit');
+      return commit(batch);
+    };
+    const run = await crawler({ batchSize: 3 }).sync(target(host)).result;
+    expect(run.counters).toMatchObject({ entries: 9, pages: 3 });
+    // Page 1 was asked for before page 0 was committed, page 2 before page 1.
+    const commits = log.flatMap((line, at) => (line === 'commit' ? [at] : []));
+    expect(commits).toHaveLength(3);
+    expect(log.indexOf('list 1')).toBeLessThan(commits[0]!);
+    expect(log.indexOf('list 2')).toBeLessThan(commits[1]!);
+    expect(host.calls.list).toHaveLength(3);
+
+    log.length = 0;
+    const limited = new MemoryHost(Array.from({ length: 9 }, (_, i) => object(`g${i}.md`, `file ${i}`)), { pageSize: 3 });
+    const limitedRun = await crawler({ batchSize: 3 }).sync(target(limited, { scope: { limits: { maxEntries: 3 } } as Scope })).result;
+    expect(limitedRun.counters.entries).toBe(3);
+    // The limit is reached on the first page; nothing beyond it was requested.
+    expect(limited.calls.list).toHaveLength(1);
+  });
+});
+
 describe('incremental sync', () => {
   it('lists with since from the watermark, reads only changed content, and keeps boundary ties', async () => {
     const host = new MemoryHost([object('a.md', 'alpha', { mtime: '2024-05-01T10:00:00.000Z' }), object('b.md', 'beta', { mtime: '2024-05-02T10:00:00.000Z' })]);

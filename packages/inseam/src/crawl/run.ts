@@ -30,6 +30,8 @@ import { ResumableTally } from './tally.js';
 import type { CrawlTarget } from './target.js';
 
 type Comparable = string | number;
+/** A list() page after its shape was checked; entries are checked one by one later. */
+type ListedPage = { readonly entries: readonly unknown[]; readonly cursor?: string };
 
 /** A failure of the connector (not of the store): the run ends `failed` and can be resumed. */
 export class ConnectorCallError extends Error {
@@ -135,14 +137,28 @@ export class RunSession {
       await this.#commit(pending, 'sweep');
       return true;
     }
+    const pageAt = (at: string | undefined): Promise<ListedPage> =>
+      this.#fetch({ ...(at === undefined ? {} : { cursor: at }), ...(since === undefined ? {} : { since }), ...(order === undefined ? {} : { order }) });
+    // The next page is asked for as soon as this one arrives, so the connector (a sandbox process,
+    // a remote API) works on it while this page is stored. Not where the scope may end the
+    // listing early: there the page after the last one needed would be a wasted (maybe metered)
+    // request. A page read ahead and then dropped by a pause was never checkpointed, so nothing
+    // is skipped.
+    const readAhead = !this.#tally.canExhaust && this.#windowFrom === undefined;
+    let ahead: Promise<ListedPage> | undefined;
     for (;;) {
       if (this.#p.handle.pauseRequested) {
         await this.#commit(pending);
         return false;
       }
-      const page = await this.#fetch({ ...(cursor === undefined ? {} : { cursor }), ...(since === undefined ? {} : { since }), ...(order === undefined ? {} : { order }) });
+      const page = await (ahead ?? pageAt(cursor));
+      ahead = undefined;
       if (page.cursor !== undefined && page.cursor === cursor) {
         throw new ConnectorCallError(new ConnectorFailedError('list() returned the cursor it was given, so the listing would never end.', { details: { reason: 'cursor_repeated' } }));
+      }
+      if (readAhead && page.cursor !== undefined) {
+        ahead = pageAt(page.cursor);
+        ahead.catch(() => undefined);
       }
       let skipped = 0;
       let malformed = 0;
@@ -198,7 +214,7 @@ export class RunSession {
   }
 
   /** One page, retrying transient failures with backoff; anything else fails the run. */
-  async #fetch(options: { cursor?: string; since?: string; order?: 'newest' }): Promise<{ entries: readonly unknown[]; cursor?: string }> {
+  async #fetch(options: { cursor?: string; since?: string; order?: 'newest' }): Promise<ListedPage> {
     const { retry } = this.#p.options;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -305,7 +321,7 @@ export class RunSession {
   }
 }
 
-function checkPage(page: unknown): { entries: readonly unknown[]; cursor?: string } {
+function checkPage(page: unknown): ListedPage {
   if (typeof page !== 'object' || page === null || !Array.isArray((page as HostListPage).entries)) {
     throw new ConnectorFailedError('list() did not return { entries: [...] }.', { details: { reason: 'list_malformed' } });
   }

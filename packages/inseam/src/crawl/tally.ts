@@ -46,6 +46,12 @@ export class ResumableTally {
     return window.count !== undefined && window.outside === 'skip' && this.#counted >= window.count;
   }
 
+  /** True when the scope can end the listing before its last page (see `exhausted`). */
+  get canExhaust(): boolean {
+    const { limits, window } = this.#scope;
+    return limits.maxEntries !== undefined || (window.count !== undefined && window.outside === 'skip');
+  }
+
   snapshot(): ScopeTallySnapshot {
     return { entries: this.#entries, bytes: this.#bytes, counted: this.#counted };
   }
