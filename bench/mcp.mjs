@@ -9,6 +9,9 @@
 //   read 1 KiB ×N, 8 in flight   the same with 8 calls outstanding
 //   list N entries      the folder of N small files, whole (inseam `list`, one page; reference `list_directory`)
 //   list M entries      a folder of M files (inseam pages of 1,000 with the cursor; the reference one reply)
+//   … with sizes        the same listings against the reference's `list_directory_with_sizes`, which
+//                       carries what inseam's `list` always does (size and time); plain
+//                       `list_directory` gives names only
 //   read L MiB          one large text file whole (inseam in pages of 4 MiB, continuing with nextOffset;
 //                       the reference in one reply, which carries the text twice)
 // Rounds interleave the two servers (inseam, reference, inseam, …) and the median counts.
@@ -79,7 +82,7 @@ function check(result, what) {
 /** The two servers' ways of doing each thing; each returns { items, bytes }. */
 function drivers(folder) {
   const smallNames = Array.from({ length: fileCount }, (_, index) => `note-${String(index).padStart(5, '0')}.txt`);
-  return {
+  const servers = {
     inseam: {
       read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read', arguments: { address: `files://small/${name}` } }), `read ${name}`)),
       whole: async (client, path) => {
@@ -106,6 +109,7 @@ function drivers(folder) {
         } while (cursor !== undefined);
         return { items, bytes };
       },
+      listSized: (client, dir) => servers.inseam.list(client, dir),
     },
     reference: {
       read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, 'small', name) } }), `read ${name}`)),
@@ -113,13 +117,19 @@ function drivers(folder) {
         const result = check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, path) } }, undefined, { timeout: 600_000 }), `read ${path}`);
         return { items: Buffer.byteLength(result.content[0].text), bytes: bytesOf(result) };
       },
+      // Names only: the reference's plain listing says less than inseam's (no size, mtime or etag).
       list: async (client, dir) => {
         const result = check(await client.callTool({ name: 'list_directory', arguments: { path: join(folder, dir) } }), `list ${dir}`);
         return { items: result.content[0].text.split('\n').filter((line) => line !== '').length, bytes: bytesOf(result) };
       },
+      // With sizes and times: the reference's listing that carries what inseam's does.
+      listSized: async (client, dir) => {
+        const result = check(await client.callTool({ name: 'list_directory_with_sizes', arguments: { path: join(folder, dir) } }), `list ${dir}`);
+        return { items: result.content[0].text.split('\n').filter((line) => /^\[(FILE|DIR)\]/.test(line)).length, bytes: bytesOf(result) };
+      },
     },
-    smallNames,
   };
+  return { ...servers, smallNames };
 }
 
 async function readSequential(driver, client, names) {
@@ -160,6 +170,8 @@ async function main() {
     { name: `read 1 KiB ×${fileCount}, ${CONCURRENCY} in flight`, unit: 'calls', run: (driver, client) => readConcurrent(driver, client, smallNames) },
     { name: `list ${fileCount} entries ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.list(client, 'small'))) },
     { name: `list ${bigCount} entries ×5`, unit: 'entries', run: async (driver, client) => sum(await repeat(5, () => driver.list(client, 'many'))) },
+    { name: `list ${fileCount} entries with sizes ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.listSized(client, 'small'))) },
+    { name: `list ${bigCount} entries with sizes ×5`, unit: 'entries', run: async (driver, client) => sum(await repeat(5, () => driver.listSized(client, 'many'))) },
     { name: `read a ${largeMiB} MiB text file whole`, unit: 'bytes', run: (driver, client) => driver.whole(client, 'large.txt') },
   ];
   const results = [];

@@ -221,20 +221,21 @@ describe('containment with the window', () => {
 describe('staleness', () => {
   async function changedAhead(idleMs: number): Promise<number | undefined> {
     const base = `${box.root}/stale-${idleMs}`;
-    for (let folder = 0; folder < 30; folder++) {
+    for (let folder = 0; folder < 60; folder++) {
       await mkdir(`${base}/s${String(folder).padStart(2, '0')}`, { recursive: true });
       await Promise.all(Array.from({ length: 50 }, (_, file) => writeFile(`${base}/s${String(folder).padStart(2, '0')}/f${file}`, 'a')));
     }
     vi.useFakeTimers({ toFake: ['Date'] });
     const walker = await TreeWalker.open(options(new EagerPool(), { start: [`stale-${idleMs}`] }));
-    await walker.fill(1_100, () => true);
-    // s25 is well ahead of the position and inside the window: its stats were read at the fill's end.
-    await appendFile(`${base}/s25/f0`, 'grown');
+    // Past the entries a walk stats on its own thread (POOL_AFTER), so it reads ahead from there.
+    await walker.fill(2_200, () => true);
+    // s50 is well ahead of the position and inside the window: its stats were read at the fill's end.
+    await appendFile(`${base}/s50/f0`, 'grown');
     vi.setSystemTime(Date.now() + idleMs);
     let size: number | undefined;
     while (!walker.done) {
       await walker.fill(1_000, (path, _name, _type, stats) => {
-        if (path.endsWith('/s25/f0')) size = stats.size;
+        if (path.endsWith('/s50/f0')) size = stats.size;
         return true;
       });
     }

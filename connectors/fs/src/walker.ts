@@ -140,8 +140,8 @@ const CHUNK_SHIFT = 8;
 /** Names stat'ed per chunk: small enough to block the event loop briefly, large enough that a message per chunk is cheap. */
 const CHUNK_SIZE = 1 << CHUNK_SHIFT;
 const CHUNK_MASK = CHUNK_SIZE - 1;
-/** Entries a walk stats on this thread before it asks for the worker pool: small listings never start threads. */
-const POOL_AFTER = 512;
+/** Entries a walk stats on this thread before it asks for the worker pool: a small listing, or one page of 1,000, never starts threads (posting its second half to workers cost more than it saved). */
+const POOL_AFTER = 2048;
 /** Chunks ahead of the walk's position waiting on a worker, at most; twice as many held in all. */
 const AHEAD_CHUNKS = 32;
 /** Folders opened (and their names held) ahead of the walk's position, at most. */

@@ -1,6 +1,6 @@
 /**
- * openContainedHandle relies on /proc. This file replaces readlink so every /proc/self/fd lookup
- * fails as it would with /proc unmounted, and checks the primitive fails closed.
+ * openContainedHandle relies on /proc. This file replaces readlink (both forms) so every
+ * /proc/self/fd lookup fails as it would with /proc unmounted, and checks the primitive fails closed.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +16,17 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     readlink: async (path: string) => {
       if (String(path).startsWith('/proc/')) throw Object.assign(new Error(`ENOENT: no such file or directory, readlink '${path}'`), { code: 'ENOENT' });
       return actual.readlink(path);
+    },
+  };
+});
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...actual,
+    readlinkSync: (path: string) => {
+      if (String(path).startsWith('/proc/')) throw Object.assign(new Error(`ENOENT: no such file or directory, readlink '${path}'`), { code: 'ENOENT' });
+      return actual.readlinkSync(path);
     },
   };
 });

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstat as fstatWithCallback, open as openWithCallback } from 'node:fs';
+import { closeSync, constants, fstat as fstatWithCallback, fstatSync, open as openWithCallback, openSync, readlinkSync, realpathSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { open, readlink, realpath } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -127,24 +127,31 @@ export async function openContainedHandle(root: string, relative: string, option
  * The fast path for reads: the handle when one O_PATH lookup provably met no symlink and found
  * the expected type inside the root; undefined to let the walk decide (it also owns every error
  * answer, so a failure here reveals nothing about what lies outside).
+ *
+ * The lookup and its checks (open O_PATH, realpath of the root, readlink and fstat of the
+ * descriptor) are metadata calls answered from the kernel's caches in microseconds, so they run
+ * inline: as four thread-pool round trips they were most of a small read's time. Only the reopen,
+ * which returns a FileHandle, goes through the pool. On a root over a network filesystem a
+ * metadata call can wait on the server, and this path then holds the event loop for that long.
  */
 async function openDirect(root: string, names: readonly string[], expect: ExpectedEntryType): Promise<FileHandle | undefined> {
-  const rootPromise = realpath(root);
-  rootPromise.catch(ignore);
   let pathFd: number;
   try {
-    pathFd = await openFd(joinUnder(root, names), LOOKUP_FLAGS);
+    pathFd = openSync(joinUnder(root, names), LOOKUP_FLAGS);
   } catch {
     return undefined;
   }
   try {
-    let facts: [string, string, Stats];
+    let rootReal: string;
+    let location: string;
+    let stats: Stats;
     try {
-      facts = await Promise.all([rootPromise, readlink(PROC_FD + pathFd), fstatFd(pathFd)]);
+      rootReal = realpathSync.native(root);
+      location = readlinkSync(PROC_FD + pathFd);
+      stats = fstatSync(pathFd);
     } catch {
       return undefined;
     }
-    const [rootReal, location, stats] = facts;
     // A symlink at the last name is reported as itself by O_NOFOLLOW; the walk follows it.
     if (location !== joinUnder(rootReal, names) || stats.isSymbolicLink()) return undefined;
     // The inode is proven to be this very path inside the root, so a wrong type is the answer.
