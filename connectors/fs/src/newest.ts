@@ -13,11 +13,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+import { InvalidArgumentError, mimeFromName } from '@neuralis/package-system/contracts';
 import type { Entry } from '@inseam/connector';
 import { etagOf } from './etag.js';
 import { fingerprint } from './listing.js';
-import { mimeOfName } from './mime.js';
 import { isoTime } from './time.js';
 import { TreeWalker } from './walker.js';
 import type { WalkerOptions } from './walker.js';
@@ -68,7 +67,7 @@ class NewestMerge {
     try {
       while (!walk.done) {
         await walk.fill(Math.max(1, Math.min(WALK_CHUNK, runRecords - buffer.length)), (path, name, _type, stats) => {
-          const record = { m: stats.mtimeMs, p: path, s: stats.size, i: stats.ino, c: stats.ctimeMs, t: mimeOfName(name) };
+          const record = { m: stats.mtimeMs, p: path, s: stats.size, i: stats.ino, c: stats.ctimeMs, t: mimeFromName(name) };
           if (!keep(record)) return false;
           buffer.push(record);
           return true;

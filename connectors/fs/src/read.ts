@@ -5,13 +5,13 @@
  */
 import { fstatSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { InvalidArgumentError, TooLargeError } from '@neuralis/package-system/contracts';
+import { InvalidArgumentError, TooLargeError, UNKNOWN_MIME, formatByteSize, mimeFromName, mimeReadClass } from '@neuralis/package-system/contracts';
 import type { ConnectorReadResult, ReadOptions } from '@neuralis/package-system/contracts';
 import { openContainedHandle } from '@neuralis/package-system/paths';
 import type { Address } from './address.js';
 import type { FolderSettings } from './config.js';
 import { etagOf } from './etag.js';
-import { SNIFF_BYTES, UNKNOWN_MIME, contentClassOf, formatBytes, inlineCapOf, looksLikeText, mimeOfName } from './mime.js';
+import { SNIFF_BYTES, inlineCapOf, looksLikeText } from './mime.js';
 
 /** A validated byte range: [start, start + length) clipped to the object later. */
 export interface RequestedRange {
@@ -45,22 +45,22 @@ export async function readObject(
     const stats = fstatSync(handle.fd);
     const size = stats.size;
     const etag = etagOf(stats);
-    let mime = mimeOfName(address.names[address.names.length - 1] ?? '');
+    let mime = mimeFromName(address.names[address.names.length - 1] ?? '');
     if (mime === UNKNOWN_MIME && size > 0) {
       const sample = await readAt(handle, 0, Math.min(size, SNIFF_BYTES));
       if (looksLikeText(sample, sample.length === size)) mime = 'text/plain';
     }
-    const contentClass = contentClassOf(mime);
+    const readClass = mimeReadClass(mime);
     // A range starting at or past the end is empty, reported at the offset asked for.
     const start = range?.offset ?? 0;
     let end = Math.max(start, range?.length === undefined ? size : Math.min(size, start + range.length));
     const base = { mime, size, etag };
 
-    if (contentClass === 'text') {
+    if (readClass === 'text') {
       const cap = settings.textCapBytes;
       if (range === undefined && size > cap) {
         throw new TooLargeError(
-          `The file is ${formatBytes(size)}, over the ${formatBytes(cap)} text cap for a whole read; read it in ranges of at most ${cap} bytes (range.offset, range.length).`,
+          `The file is ${formatByteSize(size)}, over the ${formatByteSize(cap)} text cap for a whole read; read it in ranges of at most ${cap} bytes (range.offset, range.length).`,
           { details: { size, cap } },
         );
       }
@@ -71,7 +71,7 @@ export async function readObject(
       return range === undefined ? { ...base, text } : { ...base, text, range: { offset: start, length: bytes.length } };
     }
 
-    const cap = inlineCapOf(contentClass, settings.inlineCaps);
+    const cap = inlineCapOf(readClass, settings.inlineCaps);
     const length = end - start;
     const rangeResult = range === undefined ? {} : { range: { offset: start, length } };
     if (length > cap) {
@@ -79,12 +79,12 @@ export async function readObject(
       return {
         ...base,
         ...rangeResult,
-        text: `[${mime}, ${formatBytes(size)}: ${what} is over the ${formatBytes(cap)} inline cap for this type; bytes not included. Read a range of at most ${cap} bytes to get bytes.]`,
+        text: `[${mime}, ${formatByteSize(size)}: ${what} is over the ${formatByteSize(cap)} inline cap for this type; bytes not included. Read a range of at most ${cap} bytes to get bytes.]`,
         omitted: { reason: 'over_inline_cap', cap },
       };
     }
     const bytes = await readAt(handle, start, length);
-    return { ...base, ...rangeResult, text: `[${mime}, ${formatBytes(size)}${range === undefined ? '' : `, bytes ${start}-${start + bytes.length}`}]`, bytes: bytes.toString('base64') };
+    return { ...base, ...rangeResult, text: `[${mime}, ${formatByteSize(size)}${range === undefined ? '' : `, bytes ${start}-${start + bytes.length}`}]`, bytes: bytes.toString('base64') };
   } finally {
     await handle.close();
   }

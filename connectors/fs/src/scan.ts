@@ -3,10 +3,11 @@
  * openContainedHandle (never by path), text is sniffed the same way read() does it, and a file
  * that is binary, over the size limit or unreadable is yielded with `skipped` instead of text.
  */
+import { UNKNOWN_MIME, isTextMime } from '@neuralis/package-system/contracts';
 import type { ConnectorEntry, ContentChunk } from '@neuralis/package-system/contracts';
 import { openContainedHandle } from '@neuralis/package-system/paths';
 import { addressOfUri } from './address.js';
-import { SNIFF_BYTES, UNKNOWN_MIME, contentClassOf, looksLikeText } from './mime.js';
+import { SNIFF_BYTES, looksLikeText } from './mime.js';
 import { readAt } from './read.js';
 
 export async function* scanFiles(
@@ -22,7 +23,7 @@ export async function* scanFiles(
       continue;
     }
     const known = entry.mime !== undefined && entry.mime !== UNKNOWN_MIME;
-    if (known && contentClassOf(entry.mime!) !== 'text') {
+    if (known && !isTextMime(entry.mime!)) {
       yield { entry, skipped: 'binary' };
       continue;
     }

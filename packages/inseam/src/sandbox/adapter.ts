@@ -39,7 +39,12 @@ import {
   PreconditionFailedError,
   TooLargeError,
   UnsupportedOperationError,
+  formatByteSize,
   formatSourceUri,
+  inlineCapFor,
+  isInlineBinaryMime,
+  isTextMime,
+  mimeFromName,
   parseSourceUri,
   type ConfigSchema,
   type ConnectorCapability,
@@ -55,7 +60,7 @@ import {
 } from '@neuralis/package-system/contracts';
 import type { ConnectorKindRuntime, SourceKindRegistration, ValidatedBindingRequest } from '@neuralis/package-system/registry';
 import type { SandboxHost, SandboxLimits } from './host.js';
-import { DEFAULT_READ_CAPS, formatSize, guessMime, inlineCapFor, isInlineBinaryMime, isTextMime, readUpTo, type ReadCaps } from './read-result.js';
+import { DEFAULT_READ_CAPS, readUpTo, type ReadCaps } from './read-result.js';
 import type { SandboxedConnector } from './sandboxed-connector.js';
 
 /** The package id sandboxed kinds are registered under: the adapter is platform code. */
@@ -271,33 +276,33 @@ export function createSandboxedPort(connector: SandboxedConnector, source: strin
         throw new NotFoundError('No object exists at that address.');
       }
       const name = segments[segments.length - 1]!;
-      const mime = entry?.mime ?? guessMime(name);
+      const mime = entry?.mime ?? mimeFromName(name);
       const size = entry?.size;
       const etag = entry?.etag;
       const offset = range?.offset ?? 0;
       const wanted = range?.length ?? (size === undefined ? undefined : Math.max(0, size - offset));
       const base = { mime, ...(etag === undefined ? {} : { etag }) };
-      const marker = (bytes: number | undefined, what: string): string => `[${mime}${bytes === undefined ? '' : `, ${formatSize(bytes)}`}: ${what}]`;
+      const marker = (bytes: number | undefined, what: string): string => `[${mime}${bytes === undefined ? '' : `, ${formatByteSize(bytes)}`}: ${what}]`;
 
       if (!isTextMime(mime) && !isInlineBinaryMime(mime)) {
         return { ...base, size: size ?? 0, text: marker(wanted, 'binary content; not included'), ...(range === undefined ? {} : { range: { offset, length: 0 } }) };
       }
       const inline = isInlineBinaryMime(mime);
-      const cap = inline ? inlineCapFor(mime, caps) : caps.textBytes;
+      const cap = inline ? inlineCapFor(mime, caps.inline) : caps.textBytes;
       if (inline && wanted !== undefined && wanted > cap) {
-        return { ...base, size: size ?? offset + wanted, text: marker(wanted, `over the ${formatSize(cap)} inline cap; not included`), omitted: { reason: 'over_inline_cap', cap } };
+        return { ...base, size: size ?? offset + wanted, text: marker(wanted, `over the ${formatByteSize(cap)} inline cap; not included`), omitted: { reason: 'over_inline_cap', cap } };
       }
       if (!inline && range === undefined && size !== undefined && size > cap) {
-        throw new TooLargeError(`The text is ${formatSize(size)}, over the ${formatSize(cap)} read cap; read it in ranges of at most ${cap} bytes.`, { details: { cap, size } });
+        throw new TooLargeError(`The text is ${formatByteSize(size)}, over the ${formatByteSize(cap)} read cap; read it in ranges of at most ${cap} bytes.`, { details: { cap, size } });
       }
       const hostRange: [number, number] | undefined = range === undefined ? undefined : [offset, offset + Math.min(range.length ?? Number.MAX_SAFE_INTEGER - offset, cap + 1)];
       const stream = await connector.read(hostPath(segments), hostRange === undefined ? {} : { range: hostRange });
       const { bytes, overflowed } = await readUpTo(stream, range === undefined || inline ? cap : Math.min(cap, range.length ?? cap));
       if (overflowed && inline) {
-        return { ...base, size: size ?? offset + cap + 1, text: marker(undefined, `over the ${formatSize(cap)} inline cap; not included`), omitted: { reason: 'over_inline_cap', cap } };
+        return { ...base, size: size ?? offset + cap + 1, text: marker(undefined, `over the ${formatByteSize(cap)} inline cap; not included`), omitted: { reason: 'over_inline_cap', cap } };
       }
       if (overflowed && range === undefined) {
-        throw new TooLargeError(`The text is over the ${formatSize(cap)} read cap; read it in ranges of at most ${cap} bytes.`, { details: { cap } });
+        throw new TooLargeError(`The text is over the ${formatByteSize(cap)} read cap; read it in ranges of at most ${cap} bytes.`, { details: { cap } });
       }
       const total = size ?? offset + bytes.byteLength;
       const returned = range === undefined ? {} : { range: { offset, length: bytes.byteLength } };
@@ -327,12 +332,12 @@ export function createSandboxedPort(connector: SandboxedConnector, source: strin
       if (segments.length === 0) throw new IsADirectoryError('The root is a directory; name an object inside it.');
       const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
       if (!(bytes instanceof Uint8Array)) throw new InvalidArgumentError('Content must be a string or bytes.');
-      const mime = options.mime ?? guessMime(segments[segments.length - 1]!);
+      const mime = options.mime ?? mimeFromName(segments[segments.length - 1]!);
       if (writes !== undefined && writes.mimes !== '*' && !writes.mimes.some((accepted) => mimeMatches(accepted, mime))) {
         throw new UnsupportedOperationError(kind, 'write', `mime ${mime}`);
       }
       if (writes?.maxBytes !== undefined && bytes.byteLength > writes.maxBytes) {
-        throw new TooLargeError(`Kind "${kind}" accepts writes of at most ${formatSize(writes.maxBytes)}.`, { details: { cap: writes.maxBytes } });
+        throw new TooLargeError(`Kind "${kind}" accepts writes of at most ${formatByteSize(writes.maxBytes)}.`, { details: { cap: writes.maxBytes } });
       }
       if (options.createOnly === true) {
         if (!claims.has('stat')) throw new UnsupportedOperationError(kind, 'write', 'createOnly');

@@ -59,6 +59,18 @@ export type {
 export { parseSourceUri, formatSourceUri, encodeSegment } from './uri.js';
 export type { SourceUri } from './uri.js';
 export {
+  UNKNOWN_MIME,
+  mimeFromName,
+  mimeEssence,
+  mimeReadClass,
+  isTextMime,
+  isInlineBinaryMime,
+  DEFAULT_INLINE_MIME_CAPS,
+  inlineCapFor,
+  formatByteSize,
+} from './mime.js';
+export type { MimeReadClass, InlineMimePattern } from './mime.js';
+export {
   ERROR_CODES,
   ERROR_CLASSES,
   ConnectorError,

@@ -3,9 +3,8 @@
  * cursors), read (content, ranges, binary), stat, walk and scanContent. Each runs against the
  * data target: the scratch tree when one was created, else the fixture's directory, else the root.
  */
-import { parseSourceUri } from '../../contracts/index.js';
+import { isInlineBinaryMime, parseSourceUri } from '../../contracts/index.js';
 import type { ConnectorEntry, ConnectorReadResult } from '../../contracts/index.js';
-import { isInlineBinaryMime } from '../binary-read.js';
 import { describeValue, ensure, fail, fieldMismatches, listProblems, skip } from '../checks.js';
 import { PNG_1X1 } from '../samples.js';
 import {

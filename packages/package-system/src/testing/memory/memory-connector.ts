@@ -9,15 +9,17 @@
  * - Objects live in memory only, per instance; paths in `files` are decoded and `/`-separated.
  * - Members exist exactly for the capabilities chosen (default: all nine), so a port built with
  *   `capabilities: ['list', 'read']` has no `write` member, and `capabilities()` says the same.
- * - MIME types come from the file extension (or write's `mime` option). Text types read back as
- *   UTF-8 text; image/*, video/* and application/pdf as base64 `bytes` up to the per-MIME inline
- *   cap, and as a marker with `omitted` over it; any other type reads as a marker without bytes.
+ * - MIME types come from the file name, by the shared table of contracts/mime.ts (or write's
+ *   `mime` option). Text types read back as UTF-8 text; image/*, video/* and application/pdf as
+ *   base64 `bytes` up to the per-MIME inline cap, and as a marker with `omitted` over it; any other
+ *   type reads as a marker without bytes.
  * - exec and detached runs use a fake shell that knows only `echo`, `sleep` and `exit`; it never
  *   spawns a process. `env` is dropped (the allowlist is empty).
  * - resolveOsUri throws `os_uri_unresolvable`: memory has no host path, and none is invented.
  */
 import {
   CONNECTOR_CAPABILITIES,
+  DEFAULT_INLINE_MIME_CAPS,
   InvalidArgumentError,
   IsADirectoryError,
   NotADirectoryError,
@@ -26,7 +28,12 @@ import {
   TooLargeError,
   UnsupportedOperationError,
   encodeSegment,
+  formatByteSize,
   formatSourceUri,
+  inlineCapFor,
+  isInlineBinaryMime,
+  isTextMime,
+  mimeFromName,
   parseSourceUri,
 } from '../../contracts/index.js';
 import type {
@@ -42,10 +49,8 @@ import type {
   ReadOptions,
   SourceConnectorEntry,
 } from '../../contracts/index.js';
-import { isInlineBinaryMime } from '../binary-read.js';
 import { createDetachedRuns } from './detached-runs.js';
 import { runFakeShell } from './fake-shell.js';
-import { formatSize, guessMime, isTextMime } from './mime.js';
 import { MemoryTree, sortedNames } from './memory-tree.js';
 import type { MemoryDirectory, MemoryNode } from './memory-tree.js';
 
@@ -60,11 +65,7 @@ export const MEMORY_CONNECTOR_CAPABILITIES: readonly ConnectorCapability[] = Obj
 const MIB = 1024 * 1024;
 
 /** Default per-MIME inline caps for binary reads; keys are exact types or `type/*`. */
-export const MEMORY_DEFAULT_INLINE_CAPS: Readonly<Record<string, number>> = Object.freeze({
-  'image/*': 5 * MIB,
-  'video/*': 20 * MIB,
-  'application/pdf': 10 * MIB,
-});
+export const MEMORY_DEFAULT_INLINE_CAPS: Readonly<Record<string, number>> = DEFAULT_INLINE_MIME_CAPS;
 
 export interface MemoryConnectorOptions {
   /** The bound source slug (the URI scheme). Default `mem`. */
@@ -173,7 +174,7 @@ export function createMemoryConnector(options: MemoryConnectorOptions = {}): Con
   const tree = new MemoryTree();
   for (const [path, content] of Object.entries(options.files ?? {})) {
     const segments = path.split('/').filter((segment) => segment !== '');
-    tree.writeFile(segments, toBytes(content), guessMime(segments.at(-1) ?? ''));
+    tree.writeFile(segments, toBytes(content), mimeFromName(segments.at(-1) ?? ''));
   }
 
   const segmentsOf = (uri: string): readonly string[] => parseSourceUri(uri, source).segments;
@@ -195,11 +196,6 @@ export function createMemoryConnector(options: MemoryConnectorOptions = {}): Con
     const node = existing(segments);
     if (node.type !== 'directory') throw new NotADirectoryError('That address is a file, not a directory.');
     return node;
-  };
-
-  const inlineCapFor = (mime: string): number => {
-    const essence = mime.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-    return inlineCaps[essence] ?? inlineCaps[`${essence.split('/', 1)[0]}/*`] ?? 0;
   };
 
   async function* below(segments: readonly string[], directory: MemoryDirectory, depth: number, maxDepth: number, signal?: AbortSignal): AsyncGenerator<[readonly string[], MemoryNode]> {
@@ -263,20 +259,20 @@ export function createMemoryConnector(options: MemoryConnectorOptions = {}): Con
       }
       const base = { mime: node.mime, size, etag: node.etag, ...(range === undefined ? {} : { range }) };
       if (isInlineBinaryMime(node.mime)) {
-        const cap = inlineCapFor(node.mime);
+        const cap = inlineCapFor(node.mime, inlineCaps);
         if (slice.byteLength <= cap) {
-          return { ...base, text: `[${node.mime}, ${formatSize(slice.byteLength)}: included as bytes]`, bytes: Buffer.from(slice).toString('base64') };
+          return { ...base, text: `[${node.mime}, ${formatByteSize(slice.byteLength)}: included as bytes]`, bytes: Buffer.from(slice).toString('base64') };
         }
         return {
           ...base,
-          text: `[${node.mime}, ${formatSize(slice.byteLength)}: over the ${formatSize(cap)} inline cap; not included]`,
+          text: `[${node.mime}, ${formatByteSize(slice.byteLength)}: over the ${formatByteSize(cap)} inline cap; not included]`,
           omitted: { reason: 'over_inline_cap', cap },
         };
       }
-      if (!isTextMime(node.mime)) return { ...base, text: `[${node.mime}, ${formatSize(slice.byteLength)}: binary content; not included]` };
+      if (!isTextMime(node.mime)) return { ...base, text: `[${node.mime}, ${formatByteSize(slice.byteLength)}: binary content; not included]` };
       if (slice.byteLength > textCap) {
         throw new TooLargeError(
-          `The text is ${formatSize(slice.byteLength)}, over the ${formatSize(textCap)} read cap; read it in ranges of at most ${textCap} bytes.`,
+          `The text is ${formatByteSize(slice.byteLength)}, over the ${formatByteSize(textCap)} read cap; read it in ranges of at most ${textCap} bytes.`,
           { details: { cap: textCap, size } },
         );
       }
@@ -299,7 +295,7 @@ export function createMemoryConnector(options: MemoryConnectorOptions = {}): Con
       if (writeOptions.mime !== undefined && (typeof writeOptions.mime !== 'string' || !writeOptions.mime.includes('/'))) {
         throw new InvalidArgumentError('mime must be a MIME type such as text/plain.');
       }
-      const mime = writeOptions.mime ?? guessMime(segments.at(-1) ?? '');
+      const mime = writeOptions.mime ?? mimeFromName(segments.at(-1) ?? '');
       const file = tree.writeFile(segments, toBytes(content), mime, writeOptions);
       return entryOf(segments, file);
     };
