@@ -1,6 +1,7 @@
 /**
  * The kinds a network's hosts can be: the built-ins (fs, local, bucket) from their first-party
- * packages, and sandboxed kinds through the sandbox adapter. For each kind it gives the metadata
+ * packages, sandboxed kinds through the sandbox adapter, and every other kind a loaded package
+ * provides in-process (a trusted package's ConnectorPort v4). For each kind it gives the metadata
  * forms and validation read, the host `Connector` the crawler drives, and the `ConnectorPort`
  * the filesystem surface uses.
  *
@@ -14,6 +15,14 @@
  * AuthSpec and stored credential (`redirects: 'return'`, the bucket's EgressPort contract), and
  * the instance is still cross-checked against the declared capabilities. Swapping a built-in
  * package at run time does not reach the per-network registries (built-ins are not swapped).
+ *
+ * Kinds from packages. Any other kind the loader has a runtime for is opened generically: its
+ * port runtime is the loader's own (as for fs and local), its config is the stored one, and its
+ * host Connector is a PortHost over the bound port (see port-host.ts), described from the kind's
+ * declared capabilities without binding anything. These kinds are registered in a network's
+ * registry when a port is opened, so a registry made before the package was loaded still binds
+ * them, and a package swapped since gets its new runtime (and its sources a new binding); a kind
+ * the loader dropped answers `kind_not_registered`.
  *
  * Platform-owned config. A pad's `path` is the network's pad folder and is filled in when a host
  * is opened, never stored, so a data directory can move; a config that sets it is refused.
@@ -45,6 +54,7 @@ import { SANDBOX_PACKAGE_ID, sandboxedSourceKind, type SandboxHost, type Sandbox
 import type { HostRecord, HostRef } from '../store/index.js';
 import { compilePermissions, unionBaselines, type CompiledPermissions } from '../fs/permissions.js';
 import type { PlatformPaths } from './data-dir.js';
+import { PortHost, describePortHost } from './port-host.js';
 
 /** What forms, validation and listings show about a kind. */
 export interface HostKindMetadata {
@@ -96,7 +106,7 @@ interface KindDriver {
   /** The config with platform-owned fields filled in. Throws `invalid_config` when the stored config sets one. */
   openConfig(host: HostDraft): Readonly<Record<string, unknown>>;
   describe(host: HostDraft): Promise<Description>;
-  openHost(host: HostDraft): Promise<Connector>;
+  openHost(host: OpenableHost): Promise<Connector>;
   /** The runtime registered in a network's ConnectorRegistry. */
   portRuntime(network: string): ConnectorKindRuntime;
 }
@@ -145,22 +155,22 @@ export class HostKinds {
     this.#drivers.set('bucket', this.#bucketDriver());
   }
 
-  /** Every kind with a registered driver, by kind. */
+  /** Every kind hosts can be opened for (built-in, sandboxed, from a package), by kind. */
   list(): HostKindMetadata[] {
-    return [...this.#drivers.keys()]
+    return [...new Set([...this.#drivers.keys(), ...this.#o.loader.connectors.kinds()])]
       .sort()
-      .filter((kind) => this.#o.loader.sourceKinds.has(kind))
+      .filter((kind) => this.has(kind))
       .map((kind) => this.get(kind));
   }
 
   has(kind: string): boolean {
-    return this.#drivers.has(kind) && this.#o.loader.sourceKinds.has(kind);
+    return this.#driverOf(kind) !== undefined;
   }
 
   /** A kind's metadata. Throws `kind_not_registered`. */
   get(kind: string): HostKindMetadata {
     const metadata = this.#o.loader.sourceKinds.get(kind);
-    if (metadata === undefined || !this.#drivers.has(kind)) throw new KindNotRegisteredError(kind);
+    if (metadata === undefined || this.#driverOf(kind) === undefined) throw new KindNotRegisteredError(kind);
     return toMetadata(metadata);
   }
 
@@ -218,13 +228,15 @@ export class HostKinds {
 
   /**
    * The ConnectorPort of a stored host, bound in its network's registry (re-bound when the record
-   * changed). Throws what ConnectorRegistry.bindSource throws: `kind_not_registered`,
-   * `orphan_source`, `invalid_config`, `connector_failed`, `capability_mismatch`, …
+   * changed, or when the package providing its kind was swapped). Throws what
+   * ConnectorRegistry.bindSource throws: `kind_not_registered`, `orphan_source`, `invalid_config`,
+   * `connector_failed`, `capability_mismatch`, …
    */
   async openPort(host: OpenableHost): Promise<ConnectorPort> {
     const registry = this.#registry(host.network);
+    const runtimeChanged = this.#syncPackageRuntime(registry, host.network, host.kind);
     const version = versionOf(host);
-    if (this.#portVersions.get(key(host)) === version) {
+    if (!runtimeChanged && this.#portVersions.get(key(host)) === version) {
       try {
         return registry.resolveBySource(host.slug);
       } catch {
@@ -279,9 +291,40 @@ export class HostKinds {
   }
 
   #driver(kind: string): KindDriver {
-    const driver = this.#drivers.get(kind);
-    if (driver === undefined || !this.#o.loader.sourceKinds.has(kind)) throw new KindNotRegisteredError(kind);
+    const driver = this.#driverOf(kind);
+    if (driver === undefined) throw new KindNotRegisteredError(kind);
     return driver;
+  }
+
+  /** The kind's driver: a built-in or sandboxed one, else the generic one of a kind the loader has a runtime for. */
+  #driverOf(kind: string): KindDriver | undefined {
+    if (!this.#o.loader.sourceKinds.has(kind)) return undefined;
+    const driver = this.#drivers.get(kind);
+    if (driver !== undefined) return driver;
+    return this.#o.loader.connectors.hasKind(kind) ? this.#packageDriver(kind) : undefined;
+  }
+
+  /**
+   * For a kind from a package (neither built-in nor sandboxed): puts the loader's current runtime
+   * in the network's registry when it is missing there or was replaced by a swap, and answers
+   * whether it did (a binding made with the old runtime must be made again). A kind the loader
+   * dropped is taken out of the registry too (its bindings detach) and throws `kind_not_registered`.
+   */
+  #syncPackageRuntime(registry: ConnectorRegistry, network: string, kind: string): boolean {
+    if (this.#drivers.has(kind)) return false;
+    const driver = this.#driverOf(kind);
+    if (driver === undefined) {
+      if (registry.hasKind(kind)) registry.unregister(kind);
+      throw new KindNotRegisteredError(kind);
+    }
+    const runtime = driver.portRuntime(network);
+    if (registry.hasKind(kind)) {
+      if (registry.runtimeOf(kind) === runtime) return false;
+      // Another package provides the kind now: the registry refuses a second provider, so the old one goes first.
+      if (registry.resolve(kind).packageId !== runtime.packageId) registry.unregister(kind);
+    }
+    registry.registerKind(runtime);
+    return true;
   }
 
   #registry(network: string): ConnectorRegistry {
@@ -385,6 +428,29 @@ export class HostKinds {
         };
       },
     };
+  }
+
+  /** A kind from a loaded package: the loader's runtime, the stored config, and a PortHost over the bound port. */
+  #packageDriver(kind: string): KindDriver {
+    const capabilities = (): readonly ConnectorCapability[] => this.#o.loader.sourceKinds.get(kind)?.capabilities ?? [];
+    return {
+      openConfig: (host) => host.config,
+      describe: async () => describePortHost(kind, capabilities()),
+      // Binding waits for the first call, and each call asks openPort again: a swapped package or a failed bind is picked up.
+      openHost: async (host) => new PortHost({ kind, source: host.slug, capabilities: capabilities(), port: () => this.#openedPort(host) }),
+      portRuntime: () => this.#o.loader.connectors.runtimeOf(kind),
+    };
+  }
+
+  /**
+   * The port behind an opened PortHost. Refused with `unavailable` once the host was forgotten or
+   * opened again for a changed record, so a connector still held elsewhere never binds it anew.
+   */
+  #openedPort(host: OpenableHost): Promise<ConnectorPort> {
+    if (this.#opened.get(key(host))?.version !== versionOf(host)) {
+      return Promise.reject(new UnavailableError(`Host "${host.slug}" of network "${host.network}" was changed or removed since it was opened; open it again.`));
+    }
+    return this.openPort(host);
   }
 
   #sandboxedDriver(spec: SandboxedKindSpec): KindDriver {

@@ -1,19 +1,13 @@
 /**
  * A real platform on a temp data directory with the filesystem service on top, for the service
  * tests: network `home` (its pad and the seeded `data` host), a folder of files for fs hosts,
- * and the runtime-gated `desk` kind of desk-package.
- *
- * The platform's HostKinds opens ports for the built-in and sandboxed kinds only, so the desk
- * host's port is bound here through the loader's own runtime for the kind (capability cross-check
- * and provenance stamp included) in a registry of its own; every other call goes to the platform.
+ * and the runtime-gated `desk` kind of desk-package (opened by the platform's HostKinds like any
+ * kind from a package).
  */
 import { fileURLToPath } from 'node:url';
-import type { ConnectorPort, SessionContext } from '@neuralis/package-system/contracts';
-import { ConnectorRegistry } from '@neuralis/package-system/registry';
+import type { SessionContext } from '@neuralis/package-system/contracts';
 import { SEED_PACKAGE, openTestPlatform, removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import type { Platform } from '../../platform/index.js';
-import type { HostRecord } from '../../store/index.js';
-import type { FsPlatform } from '../access.js';
 import { FsService, type FsServiceOptions } from '../service.js';
 import type { Caller, ModelCapabilities } from '../types.js';
 
@@ -53,7 +47,7 @@ export async function openFsFixture(options: { readonly files?: Readonly<Record<
     ],
   });
   await platform.networks.init('home');
-  const fs = new FsService(withDeskPorts(platform), options.service);
+  const fs = new FsService(platform, options.service);
   return {
     platform,
     fs,
@@ -62,33 +56,6 @@ export async function openFsFixture(options: { readonly files?: Readonly<Record<
       await platform.close();
       await removeDir(dataDir);
       await removeDir(files);
-    },
-  };
-}
-
-function withDeskPorts(platform: Platform): FsPlatform {
-  const registry = new ConnectorRegistry(platform.loader.sourceKinds);
-  registry.registerKind(platform.loader.connectors.runtimeOf('desk'));
-  const bound = new Map<string, Promise<ConnectorPort>>();
-  const openPort = (host: HostRecord): Promise<ConnectorPort> => {
-    if (host.kind !== 'desk') return platform.kinds.openPort(host);
-    let port = bound.get(host.slug);
-    if (port === undefined) {
-      port = registry.bindSource({ source: host.slug, kind: host.kind, config: host.config, scope: host.ownership, projectRoot: platform.paths.networkRoot(host.network) });
-      bound.set(host.slug, port);
-    }
-    return port;
-  };
-  return {
-    store: platform.store,
-    catalog: platform.catalog,
-    search: platform.search,
-    loader: platform.loader,
-    paths: platform.paths,
-    kinds: {
-      openPort,
-      openHost: (host) => platform.kinds.openHost(host),
-      permissionsOf: (host, baselines) => platform.kinds.permissionsOf(host, baselines),
     },
   };
 }
