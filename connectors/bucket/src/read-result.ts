@@ -7,7 +7,7 @@
  * Only what a result returns is gathered in memory, and never more than the applicable cap: an
  * over-cap body is cancelled without being read.
  */
-import { TooLargeError } from '@neuralis/package-system/contracts';
+import { TooLargeError, formatByteSize } from '@neuralis/package-system/contracts';
 import type { ConnectorReadResult } from '@neuralis/package-system/contracts';
 import { collectBytes, discard } from './body.js';
 import type { ReadCaps } from './config.js';
@@ -29,7 +29,7 @@ export async function readResultOf(got: GetResult, caps: ReadCaps): Promise<Conn
     const cap = caps[readClass];
     if (length > cap) {
       await discard(got.body);
-      return { ...base, text: `[${mime}, ${formatBytes(length)}: over the ${formatBytes(cap)} inline cap; not included]`, omitted: { reason: 'over_inline_cap', cap } };
+      return { ...base, text: `[${mime}, ${formatByteSize(length)}: over the ${formatByteSize(cap)} inline cap; not included]`, omitted: { reason: 'over_inline_cap', cap } };
     }
     const bytes = await collectBytes(got.body, cap);
     return { ...base, text: '', bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
@@ -41,12 +41,12 @@ export async function readResultOf(got: GetResult, caps: ReadCaps): Promise<Conn
   if (length > caps.text) {
     await discard(got.body);
     if (got.range !== undefined) {
-      throw new TooLargeError(`A ranged read returns at most ${formatBytes(caps.text)} of text; ask for a shorter range.`, {
+      throw new TooLargeError(`A ranged read returns at most ${formatByteSize(caps.text)} of text; ask for a shorter range.`, {
         details: { cap: caps.text },
       });
     }
     throw new TooLargeError(
-      `The object is ${formatBytes(length)}, over the ${formatBytes(caps.text)} text cap; read it in ranges.`,
+      `The object is ${formatByteSize(length)}, over the ${formatByteSize(caps.text)} text cap; read it in ranges.`,
       { details: { cap: caps.text, size: got.info.size } },
     );
   }
@@ -76,18 +76,6 @@ export function looksLikeText(bytes: Uint8Array): boolean {
 }
 
 function binaryMarker(mime: string, length: number): string {
-  return `[${mime}, ${formatBytes(length)}: binary content; not included as text]`;
+  return `[${mime}, ${formatByteSize(length)}: binary content; not included as text]`;
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  const rounded = Math.round(value * 10) / 10;
-  return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)} ${units[unit]}`;
-}

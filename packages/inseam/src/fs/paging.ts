@@ -8,7 +8,7 @@
  * Line reads scan from the start of the object in cap-sized windows, so their cost grows with the
  * line number; continue with `nextOffset` to read on cheaply.
  */
-import { InvalidArgumentError, TooLargeError } from '@neuralis/package-system/contracts';
+import { InvalidArgumentError, TooLargeError, formatByteSize } from '@neuralis/package-system/contracts';
 import type { FsReadOmission, FsReadOptions, FsReadResult, ReadEncoding } from './types.js';
 
 /** What a reader returns for the bytes `[offset, offset + length)` (clipped to the object). */
@@ -77,11 +77,11 @@ export async function readPage(read: WindowReader, options: FsReadOptions, reque
   if (window.size > request.cap) {
     if (!window.binary) {
       throw new TooLargeError(
-        `The object is ${formatBytes(window.size)}, over the ${formatBytes(request.cap)} per-message cap for a whole read; read it in ranges (range: { offset: 0, length: ${request.cap} }, then the nextOffset each answer gives) or by lines.`,
+        `The object is ${formatByteSize(window.size)}, over the ${formatByteSize(request.cap)} per-message cap for a whole read; read it in ranges (range: { offset: 0, length: ${request.cap} }, then the nextOffset each answer gives) or by lines.`,
         { details: { size: window.size, cap: request.cap } },
       );
     }
-    const marker = `[${window.mime}, ${formatBytes(window.size)}: over the ${formatBytes(request.cap)} per-message cap; bytes not included. Read byte ranges of at most ${request.cap} bytes, or download ${request.address}.]`;
+    const marker = `[${window.mime}, ${formatByteSize(window.size)}: over the ${formatByteSize(request.cap)} per-message cap; bytes not included. Read byte ranges of at most ${request.cap} bytes, or download ${request.address}.]`;
     return { ...base(window, request.address), encoding: 'marker', content: marker, offset: 0, length: 0, omitted: { reason: 'over_message_cap', cap: request.cap } };
   }
   return finish(window, request);
@@ -101,7 +101,7 @@ function finish(window: Window, request: PageRequest): Draft {
   const missing = missingCapability(window.mime, request.model);
   if (missing !== undefined) {
     const what = missing === 'image' ? 'images' : 'video';
-    const marker = `[${window.mime}, ${formatBytes(window.size)}: the model in use does not take ${what}; bytes not included. Download ${request.address} instead.]`;
+    const marker = `[${window.mime}, ${formatByteSize(window.size)}: the model in use does not take ${what}; bytes not included. Download ${request.address} instead.]`;
     return withNext({ ...common, encoding: 'marker', content: marker, omitted: { reason: 'model_capability', capability: missing } }, window.size);
   }
   return withNext({ ...common, encoding: 'base64', content: window.bytes }, window.size);
@@ -209,14 +209,3 @@ function missingCapability(mime: string, model: PageRequest['model']): 'image' |
   return undefined;
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
-}
