@@ -96,8 +96,10 @@ export class BucketHost implements Connector {
 
   /**
    * One page (up to 1000) of objects in key order. `prefix` is a string prefix of canonical
-   * host paths (not necessarily a folder), e.g. `reports/20` or `a%20b/`. `since` (RFC 3339) keeps objects modified at or after it; S3 cannot filter by time,
-   * so pages are still read whole and may come back empty with a cursor.
+   * host paths (not necessarily a folder), e.g. `reports/20` or `a%20b/`. `since` is a value of
+   * the ordering dimension, `path` (authoring.md's rule for every host): objects whose key sorts at
+   * or after that path's key are kept, in the listing's own key order. The pages before it are
+   * still read (S3 has no inclusive start), and may come back empty with a cursor.
    * Throws: invalid_argument (bad cursor, prefix or since), unsupported (`order`), not_found
    * (missing bucket), permission_denied, unavailable, timeout, rate_limited.
    */
@@ -111,14 +113,14 @@ export class BucketHost implements Connector {
       throw new InvalidArgumentError('prefix must be a string without NUL bytes.', { details: { argument: 'prefix' } });
     }
     const prefix = keyPrefixOfHostPrefix(hostPrefix);
-    const since = sinceOf(options.since);
+    const since = this.sinceKeyOf(options.since);
     const listing = `host:${prefix}`;
     const cursor = options.cursor === undefined ? undefined : unwrapCursor(options.cursor, listing);
     const page = await this.store.list({ prefix, folders: false, limit: this.pageSize, ...(cursor === undefined ? {} : { cursor }) });
     const entries: Entry[] = [];
     for (const item of page.items) {
       if (item.type !== 'object') continue;
-      if (since !== undefined && Date.parse(item.info.mtime) < since) continue;
+      if (since !== undefined && Buffer.compare(Buffer.from(item.info.key), since) < 0) continue;
       entries.push(this.entryOf(item.info));
     }
     return page.cursor === undefined ? { entries } : { entries, cursor: wrapCursor(listing, page.cursor) };
@@ -172,6 +174,17 @@ export class BucketHost implements Connector {
     return !(this.store instanceof S3Store && this.store.conditionalWrites === 'unsupported');
   }
 
+  /** The key `since` names, as UTF-8 bytes (S3's key order); invalid_argument unless it is a host path. */
+  private sinceKeyOf(since: unknown): Buffer | undefined {
+    if (since === undefined) return undefined;
+    try {
+      if (typeof since !== 'string' || since === '') throw new Error('not a path');
+      return Buffer.from(this.keyOf(since));
+    } catch {
+      throw new InvalidArgumentError('since must be a host path (the ordering dimension of a bucket is path), such as "logs/2024-05-01.txt".', { details: { argument: 'since' } });
+    }
+  }
+
   private keyOf(path: string): string {
     const prefix = this.config.provider === 'pad' ? '' : this.config.prefix;
     return checkObjectPath(keyOfHostPath(path), prefix);
@@ -211,11 +224,3 @@ export class BucketHost implements Connector {
   }
 }
 
-function sinceOf(since: unknown): number | undefined {
-  if (since === undefined) return undefined;
-  const time = typeof since === 'string' ? Date.parse(since) : Number.NaN;
-  if (Number.isNaN(time)) {
-    throw new InvalidArgumentError('since must be an RFC 3339 time such as "2024-05-01T00:00:00Z".', { details: { argument: 'since' } });
-  }
-  return time;
-}

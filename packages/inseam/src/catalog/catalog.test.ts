@@ -26,6 +26,8 @@ describe('entries as stored', () => {
     expect(entryProblem({ path: 'a', size: 1.5 })).toMatch(/size/);
     expect(entryProblem({ path: 'a', etag: 5 })).toMatch(/etag/);
     expect(entryProblem({ path: 'a', envelope: 'sent' })).toMatch(/envelope/);
+    expect(entryProblem({ path: 'a', nativeId: 'id\0x' })).toBe('its nativeId contains a NUL character');
+    expect(entryProblem({ path: 'a', etag: '"\0"' })).toBe('its etag contains a NUL character');
   });
 
   it('prefers a content hash, then the etag, then size and mtime as the content validator', () => {

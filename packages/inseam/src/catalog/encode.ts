@@ -25,6 +25,8 @@ export function entryProblem(value: unknown): string | undefined {
   for (const field of TEXT_FIELDS) {
     const text = entry[field];
     if (text !== undefined && (typeof text !== 'string' || text.length > MAX_FIELD_LENGTH)) return `its ${field} is not a string of at most ${MAX_FIELD_LENGTH} characters`;
+    // PostgreSQL text cannot hold U+0000; refused on both stores so a catalog means the same on each.
+    if (typeof text === 'string' && text.includes('\0')) return `its ${field} contains a NUL character`;
   }
   for (const field of ['extra', 'envelope'] as const) {
     const object = entry[field];
