@@ -120,19 +120,56 @@ export function createConnector(config) {
     return entry === undefined || entry.collection ? null : fileEntry(entry);
   }
 
-  // The cursor is the list of folders still to visit, so any cursor can be resumed later.
-  function encodeCursor(folders) {
-    return btoa(JSON.stringify(folders));
+  // The cursor names the next folder to visit, so any cursor can be resumed later and its size is
+  // bounded by one path (a list of every folder still to visit would grow with the tree).
+  function encodeCursor(folder) {
+    return btoa('next:' + folder);
   }
 
   function decodeCursor(cursor) {
+    let text = '';
     try {
-      const folders = JSON.parse(atob(cursor));
-      if (Array.isArray(folders) && folders.every((folder) => typeof folder === 'string')) return folders;
+      text = atob(cursor);
     } catch {
       // fall through
     }
-    throw hostError('invalid_argument', 'The cursor is not one this connector issued.');
+    if (!text.startsWith('next:')) throw hostError('invalid_argument', 'The cursor is not one this connector issued.');
+    return text.slice('next:'.length);
+  }
+
+  function parentOf(folder) {
+    return folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/')) : '';
+  }
+
+  // The files and the sorted subfolders of a folder that can hold paths starting with `wanted`.
+  async function childrenOf(folder, wanted) {
+    const files = [];
+    const folders = [];
+    for (const child of (await propfind(folder, '1')) ?? []) {
+      if (child.path === folder) continue;
+      if (child.collection) {
+        if (child.path.startsWith(wanted) || wanted.startsWith(child.path + '/')) folders.push(child.path);
+      } else if (child.path.startsWith(wanted)) {
+        files.push(fileEntry(child));
+      }
+    }
+    // Canonical paths are ASCII, so < is code point order.
+    return { files, folders: folders.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) };
+  }
+
+  // The folder after `folder` in a depth-first walk below `top`: its first subfolder, else the
+  // next sibling of it or of its nearest ancestor that has one.
+  async function nextFolder(folder, subfolders, top, wanted) {
+    if (subfolders.length > 0) return subfolders[0];
+    let current = folder;
+    while (current !== top) {
+      const parent = parentOf(current);
+      const siblings = (await childrenOf(parent, wanted)).folders;
+      const next = siblings.find((sibling) => sibling > current);
+      if (next !== undefined) return next;
+      current = parent;
+    }
+    return undefined;
   }
 
   return {
@@ -168,25 +205,22 @@ export function createConnector(config) {
     async list({ prefix, cursor, since, order } = {}) {
       if (order === 'newest') throw hostError('unsupported', 'WebDAV cannot list newest first.');
       const wanted = prefix || '';
-      const start = wanted.includes('/') ? wanted.slice(0, wanted.lastIndexOf('/')) : '';
-      const folders = cursor === undefined ? [start] : decodeCursor(cursor);
+      // prefix is a string prefix of the path: "Documents/rep" starts in "Documents".
+      const top = wanted.includes('/') ? wanted.slice(0, wanted.lastIndexOf('/')) : '';
+      let folder = cursor === undefined ? top : decodeCursor(cursor);
+      // since is inclusive; a server cannot filter by time, so the connector does.
       const sinceMs = since === undefined ? undefined : Date.parse(since);
       const entries = [];
       // Visit folders until one has files, so pages are rarely empty.
-      while (folders.length > 0 && entries.length === 0) {
-        const folder = folders.shift();
-        const children = (await propfind(folder, '1')) ?? [];
-        for (const child of children) {
-          if (child.path === folder) continue;
-          if (child.collection) {
-            if (child.path.startsWith(wanted) || wanted.startsWith(child.path + '/')) folders.push(child.path);
-          } else if (child.path.startsWith(wanted) && (sinceMs === undefined || Date.parse(child.mtime) >= sinceMs)) {
-            entries.push(fileEntry(child));
-          }
+      while (folder !== undefined && entries.length === 0) {
+        const { files, folders } = await childrenOf(folder, wanted);
+        for (const file of files) {
+          if (sinceMs === undefined || Date.parse(file.mtime) >= sinceMs) entries.push(file);
         }
+        folder = await nextFolder(folder, folders, top, wanted);
       }
       entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      return folders.length === 0 ? { entries } : { entries, cursor: encodeCursor(folders) };
+      return folder === undefined ? { entries } : { entries, cursor: encodeCursor(folder) };
     },
 
     stat,

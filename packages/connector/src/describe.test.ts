@@ -59,14 +59,25 @@ describe('validateDescription', () => {
       ...VALID,
       auth: {
         acquire: { type: 'oauth2', grant: 'authorization_code', authorizationUrl: 'https://a.test/auth', tokenUrl: 'https://a.test/token', scopes: ['read'], pkce: true, clientSources: ['inseam', 'dcr'] },
-        present: [{ in: 'basic', username: '{{user}}', password: '{{pass}}' }, { in: 'aws_sigv4', accessKeyId: '{{id}}', secretAccessKey: '{{key}}', region: 'auto', service: 's3' }],
+        present: [{ in: 'header', name: 'Authorization', value: 'Bearer {{ access_token }}' }],
         origins: ['http://127.0.0.1:9000'],
       },
     };
     expect(validateDescription(oauth).auth.acquire.type).toBe('oauth2');
+    const keys = {
+      ...VALID,
+      auth: {
+        fields: [{ name: 'user', label: 'User', secret: false }, { name: 'pass', label: 'Password', secret: true }, { name: 'id', label: 'Key id', secret: false }, { name: 'key', label: 'Key', secret: true }],
+        acquire: { type: 'static' },
+        present: [{ in: 'basic', username: '{{user}}', password: '{{pass}}' }, { in: 'aws_sigv4', accessKeyId: '{{id}}', secretAccessKey: '{{key}}', region: 'auto', service: 's3' }],
+        origins: ['http://127.0.0.1:9000'],
+      },
+    };
+    expect(validateDescription(keys).auth.present).toHaveLength(2);
     const exchange = {
       ...VALID,
       auth: {
+        fields: [{ name: 'user', label: 'User', secret: false }],
         acquire: { type: 'exchange', request: { method: 'POST', url: 'https://a.test/login', form: { user: '{{user}}' } }, extract: { token: '$.token' }, expiresIn: 3600, renewOn: [401] },
         present: [{ in: 'cookie', name: 'sid', value: '{{token}}' }],
         origins: ['https://a.test'],
@@ -158,7 +169,7 @@ describe('validateDescription', () => {
     expect(paths(acquire({ type: 'exchange', request: { method: 'PUT', url: 'https://a.test', json: {}, form: {} }, extract: {}, renewOn: [700] }))).toEqual(
       expect.arrayContaining(['auth.acquire.request.method', 'auth.acquire.request', 'auth.acquire.extract', 'auth.acquire.renewOn[0]']),
     );
-    expect(paths(acquire({ type: 'none', extra: 1 }))).toEqual(['auth.acquire.extra']);
+    expect(paths({ ...VALID, auth: { acquire: { type: 'none', extra: 1 }, present: [], origins: ['https://a.test'] } })).toEqual(['auth.acquire.extra']);
     expect(paths({ ...VALID, auth: { ...VALID.auth, present: [{ in: 'smoke signal' }] } })).toEqual(['auth.present[0].in']);
     expect(paths({ ...VALID, auth: { ...VALID.auth, fields: [{ name: 'a', label: 'A', secret: 'yes', pattern: '(' }, { name: 'a', label: 'B', secret: false }] } })).toEqual([
       'auth.fields[0].secret',
@@ -187,5 +198,37 @@ describe('validateDescription', () => {
       'defaultScope.limits',
     ]);
     expect(paths({ ...VALID, dimensions: { '1bad': { type: 'string', from: 'path', ordering: true, description: 'x' } } })).toEqual(['dimensions["1bad"]']);
+  });
+
+  it('checks every credential template against the fields and the acquired tokens', () => {
+    const auth = (extra: Record<string, unknown>) => ({ ...VALID, auth: { ...VALID.auth, ...extra } });
+    expect(problems(auth({ present: [{ in: 'header', name: 'Authorization', value: 'Bearer {{tokn}}' }] }))).toEqual([
+      { path: 'auth.present[0].value', message: '{{tokn}} names no declared field and no token the acquisition produces.' },
+      { path: 'auth.present', message: 'acquire is "static" but present uses none of the fields.' },
+    ]);
+    expect(paths(auth({ present: [{ in: 'header', name: 'Authorization', value: 'Bearer {token}}' }] }))).toEqual(['auth.present[0].value', 'auth.present']);
+    expect(paths(auth({ present: [{ in: 'basic', username: 'svc:{{token}}', password: '{{token}}' }] }))).toEqual(['auth.present[0].username']);
+    expect(paths(auth({ acquire: { type: 'none' } }))).toEqual(['auth.fields', 'auth.present']);
+    expect(paths(auth({ fields: undefined, present: [] }))).toEqual(['auth.fields']);
+    const oauth = { type: 'oauth2', grant: 'device_code', deviceUrl: 'https://a.test/device', tokenUrl: 'https://a.test/token', scopes: [], pkce: true, clientSources: ['inseam'] };
+    expect(paths(auth({ acquire: oauth }))).toEqual(['auth.present']);
+    expect(paths(auth({ acquire: oauth, fields: [{ name: 'access_token', label: 'Token', secret: true }], present: [{ in: 'header', name: 'Authorization', value: 'Bearer {{access_token}}' }] }))).toEqual(['auth.fields[0].name']);
+    const exchange = (request: unknown, extract: unknown = { session: '$.sid' }) =>
+      auth({ acquire: { type: 'exchange', request, extract }, present: [{ in: 'cookie', name: 'sid', value: '{{session}}' }] });
+    expect(validateDescription(exchange({ method: 'POST', url: 'https://a.test/login?u={{token}}', json: { secret: ['{{token}}'] } })).auth.acquire.type).toBe('exchange');
+    expect(paths(exchange({ method: 'POST', url: 'https://a.test/login', headers: { 'X-Key': '{{session}}' }, json: { nested: { key: '{{nope}}' } } }))).toEqual([
+      'auth.acquire.request.headers["X-Key"]',
+      'auth.acquire.request.json.nested.key',
+    ]);
+    expect(paths(exchange({ method: 'GET', url: 'https://a.test/login' }, { 'session-id': '$.sid' }))).toEqual(['auth.acquire.extract["session-id"]']);
+  });
+
+  it('keeps text for people short and plain, and knows writes.roundTrip', () => {
+    expect(paths({ ...VALID, auth: { ...VALID.auth, instructions: 'See <a href="https://x.test">the docs</a>.' } })).toEqual(['auth.instructions']);
+    expect(paths({ ...VALID, auth: { ...VALID.auth, instructions: 'x'.repeat(2001) } })).toEqual(['auth.instructions']);
+    expect(paths({ ...VALID, auth: { ...VALID.auth, fields: [{ name: 'token', label: 'L'.repeat(101), secret: true, help: 'h'.repeat(501) }] } })).toEqual(['auth.fields[0].label', 'auth.fields[0].help']);
+    expect(validateDescription({ ...VALID, auth: { ...VALID.auth, instructions: 'Open https://x.test/settings.\n\nPaste the token (it starts with secret_ < 40 chars).' } }).auth.instructions).toContain('\n\n');
+    expect(validateDescription({ ...VALID, writes: { ...VALID.writes, roundTrip: 'normalised' } }).writes?.roundTrip).toBe('normalised');
+    expect(paths({ ...VALID, writes: { ...VALID.writes, roundTrip: 'semantic' } })).toEqual(['writes.roundTrip']);
   });
 });

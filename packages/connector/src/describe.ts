@@ -17,11 +17,22 @@
  *   `from` is `path`, `size`, `mtime`, `mime` or `extra.<dotted.path>`, and fixed fields carry a
  *   fitting type (`size` → bytes/integer, `mtime` → datetime, `path` → path/string, `mime` →
  *   string/enum). The ordering dimension may not be boolean.
+ * - Credentials (docs/connectors/authoring.md#auth-present-templates): every `{{name}}` in a
+ *   `present` value names a declared field or a token the acquisition produces (`access_token`
+ *   for oauth2, each `extract` name for exchange); an exchange request's templates name fields
+ *   only; text with a `{{` or `}}` that is not a template is refused; a `basic` username has no
+ *   literal `:`. `acquire: none` has no fields and an empty `present`; `static` has fields and a
+ *   `present` that uses one; `oauth2` presents `{{access_token}}`; `exchange` presents one of its
+ *   `extract` names, each an identifier. No field may take a token's name.
+ * - Text for people: a field's `label` at most 100 characters, `help` at most 500, `instructions`
+ *   at most 2,000, all plain text (no HTML tags).
+ * - `writes.roundTrip` is "exact" or "normalised".
  */
 import { DescriptionValidationError, type ManifestIssue } from '@neuralis/package-system/contracts';
 import {
   DIMENSION_TYPES,
   HOST_CAPABILITIES,
+  WRITE_ROUND_TRIPS,
   type AuthAcquire,
   type AuthField,
   type AuthPresent,
@@ -59,6 +70,10 @@ const DESCRIPTION_KEYS = ['kind', 'capabilities', 'auth', 'dimensions', 'listing
 const KIND = /^[a-z][a-z0-9-]{0,62}$/;
 const DIMENSION_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
 const MIME = /^([a-z0-9][a-z0-9!#$&^_.+-]*)\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/i;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MAX_LABEL = 100;
+const MAX_HELP = 500;
+const MAX_INSTRUCTIONS = 2000;
 
 function readDescription(value: unknown, issues: Issues): Description | undefined {
   if (!isObject(value)) {
@@ -153,6 +168,11 @@ function readAuth(value: unknown, issues: Issues): AuthSpec | undefined {
   const acquire = readAcquire(value['acquire'], issues);
   const present = readPresent(value['present'], issues);
   const origins = readOrigins(value['origins'], issues);
+  if (typeof instructions === 'string') plainText(instructions, 'auth.instructions', MAX_INSTRUCTIONS, issues);
+  // Templates are checked only against fields and present forms that read cleanly, so one broken item is reported once.
+  const cleanFields = value['fields'] === undefined ? [] : Array.isArray(value['fields']) && fields?.length === value['fields'].length ? fields : undefined;
+  const cleanPresent = Array.isArray(value['present']) && present?.length === value['present'].length;
+  if (acquire !== undefined && present !== undefined && cleanPresent && cleanFields !== undefined) checkCredentialUse(cleanFields, acquire, present, issues);
   if (acquire === undefined || present === undefined || origins === undefined) return undefined;
   return {
     ...(fields === undefined ? {} : { fields }),
@@ -178,19 +198,20 @@ function readFields(value: unknown, issues: Issues): AuthField[] | undefined {
     }
     unknownKeys(item, ['name', 'label', 'secret', 'pattern', 'help'], path, issues);
     const { name, label, secret, pattern, help } = item;
-    if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
       issues.push({ path: `${path}.name`, message: `The field name ${shown(name)} is not an identifier.`, expected: 'letters, digits and "_", not starting with a digit' });
     } else if (names.has(name)) {
       issues.push({ path: `${path}.name`, message: `The field name "${name}" is used twice.`, expected: 'unique field names' });
     } else {
       names.add(name);
     }
-    nonEmptyString(label, `${path}.label`, 'a label for the person filling it in', issues);
+    if (nonEmptyString(label, `${path}.label`, 'a label for the person filling it in', issues)) plainText(label as string, `${path}.label`, MAX_LABEL, issues);
     if (typeof secret !== 'boolean') issues.push({ path: `${path}.secret`, message: 'secret is not a boolean.', expected: 'true or false' });
     if (pattern !== undefined) {
       if (typeof pattern !== 'string' || !compiles(pattern)) issues.push({ path: `${path}.pattern`, message: 'pattern is not a valid regular expression.', expected: 'a JavaScript regular expression source' });
     }
     if (help !== undefined && typeof help !== 'string') issues.push({ path: `${path}.help`, message: 'help is not a string.', expected: 'text' });
+    else if (typeof help === 'string') plainText(help, `${path}.help`, MAX_HELP, issues);
     if (typeof name === 'string' && typeof label === 'string' && typeof secret === 'boolean') {
       fields.push({
         name,
@@ -295,8 +316,13 @@ function readExchange(value: Json, path: string, issues: Issues): AuthAcquire | 
       ...(request['form'] === undefined ? {} : { form: { ...(request['form'] as Json) } }),
     };
   }
-  if (stringRecord(extract, `${path}.extract`, issues) && Object.keys(extract as Json).length === 0) {
-    issues.push({ path: `${path}.extract`, message: 'extract names nothing to take from the answer.', expected: 'at least one field name → JSON path' });
+  if (stringRecord(extract, `${path}.extract`, issues)) {
+    if (Object.keys(extract as Json).length === 0) {
+      issues.push({ path: `${path}.extract`, message: 'extract names nothing to take from the answer.', expected: 'at least one field name → JSON path' });
+    }
+    for (const name of Object.keys(extract as Json)) {
+      if (!IDENTIFIER.test(name)) issues.push({ path: `${path}.extract${member(name)}`, message: `The token name ${shown(name)} is not an identifier.`, expected: 'letters, digits and "_", not starting with a digit (present uses it as {{name}})' });
+    }
   }
   if (expiresIn !== undefined && typeof expiresIn !== 'string' && !(typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0)) {
     issues.push({ path: `${path}.expiresIn`, message: 'expiresIn is neither a positive number of seconds nor a string.', expected: 'seconds, or a path into the answer' });
@@ -425,6 +451,111 @@ function originProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+// ---- credential templates ------------------------------------------------------------------------
+
+/** `{{name}}` with optional spaces inside the braces: the gate's and the exchange's one syntax. */
+const TEMPLATE = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
+
+/** The names a template uses, or undefined when it holds a `{{` or `}}` that is not a template. */
+export function templateNames(text: string): string[] | undefined {
+  const names = [...text.matchAll(TEMPLATE)].map((match) => match[1]!);
+  const rest = text.replace(TEMPLATE, '');
+  return rest.includes('{{') || rest.includes('}}') ? undefined : names;
+}
+
+/** The tokens an acquisition produces, which `present` may use beside the fields. */
+export function acquiredTokens(acquire: AuthAcquire): string[] {
+  if (acquire.type === 'oauth2') return ['access_token'];
+  if (acquire.type === 'exchange') return Object.keys(acquire.extract);
+  return [];
+}
+
+function presentValues(form: AuthPresent): [key: string, value: string][] {
+  switch (form.in) {
+    case 'basic':
+      return [['username', form.username], ['password', form.password]];
+    case 'aws_sigv4':
+      return [['accessKeyId', form.accessKeyId], ['secretAccessKey', form.secretAccessKey], ['region', form.region], ['service', form.service]];
+    default:
+      return [['value', form.value]];
+  }
+}
+
+function exchangeTemplates(acquire: AuthAcquire): [path: string, value: string][] {
+  if (acquire.type !== 'exchange') return [];
+  const base = 'auth.acquire.request';
+  const found: [string, string][] = [[`${base}.url`, acquire.request.url]];
+  for (const [name, value] of Object.entries(acquire.request.headers ?? {})) found.push([`${base}.headers${member(name)}`, value]);
+  for (const [name, value] of Object.entries(acquire.request.form ?? {})) found.push([`${base}.form${member(name)}`, value]);
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === 'string') found.push([path, value]);
+    else if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}[${index}]`));
+    else if (isObject(value)) for (const key of Object.keys(value)) walk(value[key], `${path}${member(key)}`);
+  };
+  walk(acquire.request.json, `${base}.json`);
+  return found;
+}
+
+function checkCredentialUse(fields: readonly AuthField[], acquire: AuthAcquire, present: readonly AuthPresent[], issues: Issues): void {
+  const fieldNames = fields.map((field) => field.name);
+  const tokens = acquiredTokens(acquire);
+  const known = [...tokens, ...fieldNames];
+  const used = new Set<string>();
+  const expectedNames = known.length === 0 ? 'no template: this acquire form stores no value' : `one of ${known.map((name) => `{{${name}}}`).join(', ')}`;
+  present.forEach((form, index) => {
+    for (const [key, value] of presentValues(form)) {
+      const path = `auth.present[${index}].${key}`;
+      const names = templateNames(value);
+      if (names === undefined) {
+        issues.push({ path, message: `${shown(value)} holds a "{{" or "}}" that is not a {{name}} template.`, expected: 'plain text with {{name}} templates (letters, digits, "_", "." or "-" inside double braces)' });
+        continue;
+      }
+      for (const name of names) {
+        used.add(name);
+        if (!known.includes(name)) issues.push({ path, message: `{{${name}}} names no declared field and no token the acquisition produces.`, expected: expectedNames });
+      }
+      if (form.in === 'basic' && key === 'username' && value.replace(TEMPLATE, '').includes(':')) {
+        issues.push({ path, message: 'The basic username contains ":", which Basic auth cannot carry.', expected: 'a username without ":"' });
+      }
+    }
+  });
+  for (const [path, value] of exchangeTemplates(acquire)) {
+    const names = templateNames(value);
+    if (names === undefined) {
+      issues.push({ path, message: `${shown(value)} holds a "{{" or "}}" that is not a {{name}} template.`, expected: 'plain text with {{field}} templates' });
+      continue;
+    }
+    for (const name of names) {
+      if (!fieldNames.includes(name)) issues.push({ path, message: `{{${name}}} names no declared field (an exchange request is filled from the stored fields only).`, expected: fieldNames.length === 0 ? 'declare the field in auth.fields' : `one of ${fieldNames.map((field) => `{{${field}}}`).join(', ')}` });
+    }
+  }
+  fields.forEach((field, index) => {
+    if (tokens.includes(field.name)) {
+      issues.push({ path: `auth.fields[${index}].name`, message: `The field "${field.name}" has the name of a token the acquisition produces, which present would use instead.`, expected: 'a field name that is not a token name' });
+    }
+  });
+  switch (acquire.type) {
+    case 'none':
+      if (fields.length > 0) issues.push({ path: 'auth.fields', message: 'acquire is "none" but fields are declared; nothing would use them.', expected: 'no fields with acquire "none", or acquire "static" to store and present them' });
+      if (present.length > 0) issues.push({ path: 'auth.present', message: 'acquire is "none" but present attaches a credential.', expected: 'an empty present with acquire "none" (the host needs no credential)' });
+      break;
+    case 'static':
+      if (fields.length === 0) issues.push({ path: 'auth.fields', message: 'acquire is "static" but no field is declared for a person to fill in.', expected: 'the fields whose values present attaches' });
+      else if (![...used].some((name) => fieldNames.includes(name))) issues.push({ path: 'auth.present', message: 'acquire is "static" but present uses none of the fields.', expected: `a present value using ${fieldNames.map((name) => `{{${name}}}`).join(' or ')}` });
+      break;
+    default:
+      if (!tokens.some((token) => used.has(token))) {
+        issues.push({ path: 'auth.present', message: `present never uses the token the ${acquire.type} acquisition produces, so it would never be sent.`, expected: `a present value using ${tokens.map((token) => `{{${token}}}`).join(' or ')}` });
+      }
+  }
+}
+
+/** Text for people: at most `max` characters, no HTML tags (the web page shows it as plain text). */
+function plainText(text: string, path: string, max: number, issues: Issues): void {
+  if (text.length > max) issues.push({ path, message: `It is ${text.length} characters long.`, expected: `plain text of at most ${max} characters` });
+  if (/<\/?[A-Za-z!][^>]*>/.test(text)) issues.push({ path, message: 'It contains an HTML tag, which is shown as typed, not rendered.', expected: 'plain text (blank lines between paragraphs; bare https URLs become links)' });
+}
+
 // ---- dimensions -------------------------------------------------------------------------------------
 
 const FIXED_SOURCE_TYPES: Readonly<Record<string, readonly string[]>> = {
@@ -526,12 +657,15 @@ function readScope(value: unknown, issues: Issues): Scope | undefined {
 function readWrites(value: unknown, issues: Issues): Writes | undefined {
   const path = 'writes';
   if (!isObject(value)) {
-    issues.push({ path, message: 'writes is not an object.', expected: '{ mimes, create, replace, delete, maxBytes? }' });
+    issues.push({ path, message: 'writes is not an object.', expected: '{ mimes, create, replace, delete, maxBytes?, roundTrip? }' });
     return undefined;
   }
-  unknownKeys(value, ['mimes', 'create', 'replace', 'delete', 'maxBytes'], path, issues);
+  unknownKeys(value, ['mimes', 'create', 'replace', 'delete', 'maxBytes', 'roundTrip'], path, issues);
   const before = issues.length;
-  const { mimes, create, replace, maxBytes } = value;
+  const { mimes, create, replace, maxBytes, roundTrip } = value;
+  if (roundTrip !== undefined && !(WRITE_ROUND_TRIPS as readonly unknown[]).includes(roundTrip)) {
+    issues.push({ path: `${path}.roundTrip`, message: `roundTrip is ${shown(roundTrip)}.`, expected: '"exact" (read gives back the bytes written; the default) or "normalised" (the host re-serialises what it stores)' });
+  }
   if (mimes !== '*') {
     if (!Array.isArray(mimes) || mimes.length === 0) {
       issues.push({ path: `${path}.mimes`, message: 'mimes is neither "*" nor a non-empty array.', expected: '"*" or an array of MIME types such as "text/markdown" or "image/*"' });
@@ -557,6 +691,7 @@ function readWrites(value: unknown, issues: Issues): Writes | undefined {
     replace: replace as boolean,
     delete: value['delete'] as boolean,
     ...(maxBytes === undefined ? {} : { maxBytes: maxBytes as number }),
+    ...(roundTrip === undefined ? {} : { roundTrip: roundTrip as 'exact' | 'normalised' }),
   };
 }
 

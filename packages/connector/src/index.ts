@@ -1,4 +1,4 @@
-export { HOST_CAPABILITIES, DIMENSION_TYPES } from './types.js';
+export { HOST_CAPABILITIES, DIMENSION_TYPES, WRITE_ROUND_TRIPS } from './types.js';
 export type {
   HostCapability,
   DimensionType,
@@ -25,4 +25,5 @@ export type {
 } from './types.js';
 export { EgressError, isEgressError, EGRESS_FAILURES } from './egress.js';
 export type { EgressMethod, EgressRequest, EgressResponse, EgressFailure, EgressPort } from './egress.js';
-export { validateDescription, orderingDimension } from './describe.js';
+export { validateDescription, orderingDimension, templateNames, acquiredTokens } from './describe.js';
+export { DESCRIPTION_SCHEMA, DESCRIPTION_RULES_BEYOND_SCHEMA } from './schema.js';

@@ -61,6 +61,17 @@ describe('the connector lifecycle', () => {
     expect(install.json().error.details.reason).toBe('not_approved');
   });
 
+  it('reads check 10 samples from the trial body, refusing a malformed one by its field', async () => {
+    const trial = await call(api, 'POST', `/v1/connectors/${sha}/trial`, {
+      token: api.admin,
+      headers: { 'inseam-network': 'home' },
+      body: { ...trialBody(), samples: [{ mime: 'text/markdown', extension: 'md', body: 'same', replacement: 'same' }] },
+    });
+    expect(trial.status).toBe(400);
+    expect(trial.json().error).toMatchObject({ code: 'invalid_config' });
+    expect(trial.json().error.message).toContain('samples[0].replacement');
+  });
+
   it('trials the module against its host and records the trial, never echoing the credential; private origins only for a person', async () => {
     const private_ = await call(api, 'POST', `/v1/connectors/${sha}/trial`, { token: api.agent, body: trialBody() });
     expect(private_.status).toBe(403);
@@ -106,6 +117,8 @@ describe('the connector lifecycle', () => {
     expect(installed.status, installed.text).toBe(201);
     expect(installed.json().host).toMatchObject({ slug: 'notes', kind: 'notes-api', credentials: { stored: ['token'] } });
     expect(installed.text).not.toContain(notes.token);
+    // The trial verified newest-first listing, so the host is crawled newest first.
+    expect((await api.platform.store.hosts.get({ network: 'home', host: 'notes' }))?.honoursOrder).toBe(true);
     let crawl = installed.json().crawl;
     for (let attempt = 0; attempt < 200 && crawl.progress?.state !== 'completed'; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -70,6 +70,8 @@ export interface AddHostInput {
   readonly privateOrigins?: readonly string[];
   /** The package whose `sources[]` entry this host comes from (see attribution in declarations.ts). */
   readonly declaredBy?: string;
+  /** The host was shown to honour `list({ order: "newest" })` (by its kind's trial). Default false. */
+  readonly honoursOrder?: boolean;
 }
 
 /** A host as listings and `host show` present it: no secret, ever. */
@@ -336,7 +338,7 @@ export class NetworkService {
       ownership,
       ownerId,
       privateOrigins,
-      honoursOrder: false,
+      honoursOrder: input.honoursOrder === true,
     };
     return { input: hostInput, draft, auth: description.auth, credentials };
   }

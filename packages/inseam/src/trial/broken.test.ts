@@ -28,7 +28,7 @@ describe('broken connectors', () => {
     expect(new Set(BROKEN_CONNECTORS.map((broken) => broken.breaks))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
   });
 
-  it.each(cases)('$name ($fault) fails check $breaks alone in the $phase phase', async ({ name, breaks, patch, phase }) => {
+  it.each(cases)('$name ($fault) fails check $breaks alone in the $phase phase, linking #$section', async ({ name, breaks, patch, phase, section }) => {
     const report = await runTrial({
       subject: { module: brokenModule(example, patch), label: name },
       config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
@@ -42,7 +42,8 @@ describe('broken connectors', () => {
     const failed = report.checks.filter((check) => check.status === 'fail');
     expect(failed.map((check) => check.id), formatTrialReport(report)).toEqual([breaks]);
     expect(report.passed).toBe(false);
-    expect(failed[0]?.detail).toMatch(/^expected: .+\nactual: .+\nfix: .+$/);
+    expect(failed[0]?.detail).toMatch(/^expected: .+\nactual: .+\nfix: .+\nsee: docs\/connectors\/authoring\.md#[a-z-]+$/);
+    expect(failed[0]?.detail.endsWith(`see: docs/connectors/authoring.md#${section}`), failed[0]?.detail).toBe(true);
     expect([...api.files.values()].filter((file) => file.path.startsWith('scratch/'))).toEqual([]);
   });
 });

@@ -2,19 +2,21 @@
  * The trial's config file (DESIGN.md):
  *
  *   { "config": { ... }, "credentials": { "<field>": "<value>" }, "scratchPrefix"?: "...",
- *     "allowPrivateOrigins"?: ["http://127.0.0.1:8080"], "webhookSample"?: { "headers"?, "body" } }
+ *     "allowPrivateOrigins"?: ["http://127.0.0.1:8080"], "webhookSample"?: { "headers"?, "body" },
+ *     "samples"?: [{ "mime", "extension", "body" | "bodyBase64", "replacement" | "replacementBase64", "markers"? }] }
  *
  * `config` goes to the module's createConnector(config); `credentials` fill the AuthSpec fields
  * (the gate uses them, the module never sees them; for OAuth 2 or exchange hosts, give the token
  * values the `present` templates name, such as access_token); `scratchPrefix` is the folder the
  * install phase may write in. The two optional keys beyond DESIGN.md's: `allowPrivateOrigins`,
  * the declared origins a person approves as private (a NAS, a service on loopback), and
- * `webhookSample`, a delivery as the host sends it, for check 8. Unknown keys are refused, so a
- * typo is not silently ignored.
+ * `webhookSample`, a delivery as the host sends it, for check 8, and `samples`, check 10's objects
+ * for declared types without a built-in sample (text as UTF-8, or base64 for bytes). Unknown keys
+ * are refused, so a typo is not silently ignored.
  */
 import { readFile } from 'node:fs/promises';
 import { InvalidConfigError, NotFoundError } from '@neuralis/package-system/contracts';
-import type { TrialWebhookSample } from './types.js';
+import type { TrialWebhookSample, TrialWriteSample } from './types.js';
 
 export interface TrialConfigFile {
   readonly config: Readonly<Record<string, unknown>>;
@@ -22,9 +24,12 @@ export interface TrialConfigFile {
   readonly scratchPrefix?: string;
   readonly allowPrivateOrigins?: readonly string[];
   readonly webhookSample?: TrialWebhookSample;
+  readonly samples?: readonly TrialWriteSample[];
 }
 
-const KEYS = ['config', 'credentials', 'scratchPrefix', 'allowPrivateOrigins', 'webhookSample'];
+const KEYS = ['config', 'credentials', 'scratchPrefix', 'allowPrivateOrigins', 'webhookSample', 'samples'];
+const SAMPLE_KEYS = ['mime', 'extension', 'body', 'bodyBase64', 'replacement', 'replacementBase64', 'markers'];
+const SAMPLE_MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -72,7 +77,45 @@ export function parseTrialConfig(value: unknown): TrialConfigFile {
     }
     file.webhookSample = webhook as unknown as TrialWebhookSample;
   }
+  if (value['samples'] !== undefined) file.samples = parseTrialSamples(value['samples']);
   return file;
+}
+
+/** Check 10's objects in their JSON form (as a config file or a request body gives them). Throws `invalid_config` naming the field. */
+export function parseTrialSamples(samples: unknown): TrialWriteSample[] {
+  if (!Array.isArray(samples)) invalid('samples', '"samples" must be an array of { "mime", "extension", "body", "replacement", "markers"? }.');
+  return samples.map((sample, index) => parseSample(sample, `samples[${index}]`));
+}
+
+function sampleBytes(sample: Record<string, unknown>, key: 'body' | 'replacement', at: string): Uint8Array {
+  const text = sample[key];
+  const base64 = sample[`${key}Base64`];
+  if ((text === undefined) === (base64 === undefined)) invalid(`${at}.${key}`, `${at} needs exactly one of "${key}" (text) and "${key}Base64".`);
+  if (text !== undefined) {
+    if (typeof text !== 'string' || text === '') invalid(`${at}.${key}`, `${at}.${key} must be non-empty text.`);
+    return new TextEncoder().encode(text);
+  }
+  if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) invalid(`${at}.${key}Base64`, `${at}.${key}Base64 must be standard base64.`);
+  return Uint8Array.from(Buffer.from(base64, 'base64'));
+}
+
+function parseSample(value: unknown, at: string): TrialWriteSample {
+  if (!isRecord(value)) invalid(at, `${at} must be an object { "mime", "extension", "body", "replacement", "markers"? }.`);
+  for (const key of Object.keys(value)) {
+    if (!SAMPLE_KEYS.includes(key)) invalid(`${at}.${key}`, `"${key}" is not a field of a sample; the fields are ${SAMPLE_KEYS.join(', ')}.`);
+  }
+  const { mime, extension, markers } = value;
+  if (typeof mime !== 'string' || !SAMPLE_MIME.test(mime)) invalid(`${at}.mime`, `${at}.mime must be a lowercase MIME type such as "text/vcard".`);
+  if (typeof extension !== 'string' || !/^[a-z0-9]{1,16}$/.test(extension)) invalid(`${at}.extension`, `${at}.extension must be a file extension without the dot, such as "vcf".`);
+  const body = sampleBytes(value, 'body', at);
+  const replacement = sampleBytes(value, 'replacement', at);
+  if (Buffer.from(body).equals(Buffer.from(replacement))) invalid(`${at}.replacement`, `${at}.replacement must differ from its body.`);
+  const sample = { mime, extension, body, replacement };
+  if (markers === undefined) return sample;
+  if (!Array.isArray(markers) || markers.length !== 2 || markers.some((marker) => typeof marker !== 'string' || marker === '')) {
+    invalid(`${at}.markers`, `${at}.markers must be two non-empty phrases: one of the body, one of the replacement.`);
+  }
+  return { ...sample, markers: [markers[0] as string, markers[1] as string] };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { ChangeEvent, Connector, Description, Entry, HostCapability } from '@inseam/connector';
 import { CheckFailure, describeError, describeValue, fail, skip, type FailureDetail } from '@neuralis/package-system/testing';
+import type { DocSection } from './docs.js';
 import type { TrialEgress } from './egress.js';
 import type { TrialOptions, TrialPhase } from './types.js';
 
@@ -32,10 +33,14 @@ export interface TrialContext {
   readonly description?: Description;
   /** Why the connector could not be loaded or described (check 1's failure). */
   readonly loadFailure?: FailureDetail;
+  /** The reference section that explains the load failure. */
+  readonly loadSection?: DocSection;
   /** What check 2 listed (all the pages it followed). */
   entries?: Entry[];
   /** How many pages check 2 followed. */
   pages?: number;
+  /** Check 2 saw `list({ order: "newest" })` list newest first (over at least two ordering values). */
+  newestVerified?: boolean;
   watch?: WatchState;
   /** Paths the trial wrote and has not yet removed. */
   readonly created: Set<string>;

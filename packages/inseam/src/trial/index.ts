@@ -1,6 +1,6 @@
 export { runTrial, canonicalScratchPrefix } from './run.js';
 export { formatTrialReport, trialReportJson } from './report.js';
-export { parseTrialConfig, readTrialConfigFile } from './config-file.js';
+export { parseTrialConfig, parseTrialSamples, readTrialConfigFile } from './config-file.js';
 export type { TrialConfigFile } from './config-file.js';
 export { TRIAL_CHECKS, TRIAL_PHASES } from './types.js';
 export { TrialSandbox } from './sandbox.js';
@@ -15,4 +15,7 @@ export type {
   TrialReportJson,
   TrialSubject,
   TrialWebhookSample,
+  TrialWriteSample,
 } from './types.js';
+export { AUTHORING_DOC, DOC_SECTIONS, CHECK_SECTIONS } from './docs.js';
+export type { DocSection } from './docs.js';

@@ -40,7 +40,7 @@ describe('the notes-api example', () => {
     const report = await runTrial(hostOptions());
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(statuses(report)).toMatchObject({ 1: 'pass', 2: 'pass', 3: 'pass', 4: 'pass', 5: 'pass', 6: 'pass', 7: 'pass', 8: 'skip', 9: 'skip', 10: 'skip', 11: 'pass' });
-    expect(report.checks[1]?.detail).toMatch(/6 entries; the cursor round-trips; 3 pages without repeats; newest first verified/);
+    expect(report.checks[1]?.detail).toMatch(/6 entries; the cursor round-trips; 3 pages without repeats; prefix "data\/" and "d" filtered as string prefixes; since 2024-05-02T08:00:00.000Z lists the newest entry \(inclusive\); newest first verified/);
     expect(report.origins).toEqual([api.origin]);
     expect(api.requests.slice(before).every((request) => request.startsWith('GET '))).toBe(true);
   });
@@ -55,7 +55,7 @@ describe('the notes-api example', () => {
     });
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(statuses(report)).toMatchObject({ 8: 'pass', 9: 'pass', 10: 'pass', 11: 'pass' });
-    expect(report.checks[9]?.detail).toMatch(/^text\/plain: created, read back, replaced with ifMatch, stale ifMatch refused, deleted; text\/markdown: .*; application\/json: .*; image\/png: created/);
+    expect(report.checks[9]?.detail).toMatch(/^text\/plain: created, read back, write\(\) matches stat\(\), replaced with ifMatch, stale ifMatch refused, replaced without ifMatch, deleted, a second delete is not_found; text\/markdown: .*; application\/json: .*; image\/png: created/);
     expect([...api.files.values()].filter((file) => file.path.startsWith('scratch/'))).toEqual([]);
   });
 

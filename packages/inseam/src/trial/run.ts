@@ -9,7 +9,8 @@
  * Checks run one after another (the watch subscription opens after check 1 and stays open until
  * check 8), in the order 1–7, 10, 9, 8, 11, so the writes of 10 and the rename of 9 produce the
  * events 8 checks; the report lists them 1–11. Objects the trial created are deleted before
- * check 11 runs.
+ * check 11 runs. A failed check's detail ends with `see: docs/connectors/authoring.md#<section>`,
+ * the section of the author's reference that explains the rule it broke.
  */
 import { InvalidArgumentError, InvalidUriError } from '@neuralis/package-system/contracts';
 import { runCheck, type CheckBody } from '@neuralis/package-system/testing';
@@ -22,6 +23,7 @@ import { checkOrigins } from './checks/origins.js';
 import { checkRead } from './checks/read.js';
 import { cleanUpScratch, checkWrites } from './checks/writes.js';
 import type { TrialContext } from './context.js';
+import { withSection } from './docs.js';
 import { loadSubject } from './subject.js';
 import { TRIAL_CHECKS, TRIAL_PHASES, type TrialCheckId, type TrialCheckRecord, type TrialOptions, type TrialPhase, type TrialReport } from './types.js';
 
@@ -73,6 +75,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     ...(loaded.connector === undefined ? {} : { connector: loaded.connector }),
     ...(loaded.description === undefined ? {} : { description: loaded.description }),
     ...(loaded.loadFailure === undefined ? {} : { loadFailure: loaded.loadFailure }),
+    ...(loaded.loadSection === undefined ? {} : { loadSection: loaded.loadSection }),
     created: new Set(),
     lastWriteAt: 0,
   };
@@ -81,7 +84,9 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
   const run = async (id: TrialCheckId, body: CheckBody): Promise<void> => {
     // Check 9 may wait for a person to rename an object on the host.
     const limit = id === 9 && options.rename !== undefined ? timeoutMs + RENAME_WAIT_MS : timeoutMs;
-    records.set(id, await runCheck(definition(id), body, { timeoutMs: limit }));
+    const record = await runCheck(definition(id), body, { timeoutMs: limit });
+    // Every failure ends with the reference section that explains it (docs.ts).
+    records.set(id, record.status === 'fail' ? { ...record, detail: withSection(record.detail, id) } : record);
   };
   let leftOnHost: string[] = [];
   try {
@@ -111,6 +116,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     origins: loaded.egress?.originsUsed() ?? [],
     refusals: loaded.egress?.refusals() ?? [],
     leftOnHost,
+    honoursOrder: context.newestVerified === true && records.get(2)?.status === 'pass',
     durationMs: Math.round(performance.now() - started),
   };
 }

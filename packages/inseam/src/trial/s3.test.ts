@@ -112,7 +112,7 @@ describe('the bucket host on S3 (s3rver) through the egress gate', () => {
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(statuses(report)).toMatchObject({ 8: 'skip', 9: 'skip', 10: 'pass', 11: 'skip' });
     const detail = report.checks[9]?.detail ?? '';
-    expect(detail).toBe(`text/plain: created, read back, deleted; application/octet-stream: created, read back, deleted; ${REPLACE_NOT_DECLARED}`);
+    expect(detail).toBe(`text/plain: created, read back, write() matches stat(), deleted, a second delete is not_found; application/octet-stream: created, read back, write() matches stat(), deleted, a second delete is not_found; ${REPLACE_NOT_DECLARED}`);
     expect(report.leftOnHost).toEqual([]);
     expect(recorder.originsUsed()).toEqual([s3.endpoint]);
     expect(recorder.refusals()).toEqual([]);

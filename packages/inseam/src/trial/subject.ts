@@ -4,11 +4,12 @@
  * Load and describe() failures are not thrown: they become check 1's failure, and every check
  * that needs the connector skips.
  */
-import { validateDescription, type Connector, type Description } from '@inseam/connector';
+import { templateNames, validateDescription, type Connector, type Description } from '@inseam/connector';
 import { InvalidArgumentError, InvalidConfigError, isConnectorError } from '@neuralis/package-system/contracts';
 import type { ManifestIssue } from '@neuralis/package-system/contracts';
 import { describeError, listProblems, type FailureDetail } from '@neuralis/package-system/testing';
 import type { SandboxedConnector, SandboxLogRecord } from '../sandbox/index.js';
+import { DOC_SECTIONS, sectionOfIssue, type DocSection } from './docs.js';
 import { TrialSandbox } from './sandbox.js';
 import { TrialEgress } from './egress.js';
 import type { TrialOptions } from './types.js';
@@ -17,6 +18,8 @@ export interface LoadedSubject {
   readonly connector?: Connector;
   readonly description?: Description;
   readonly loadFailure?: FailureDetail;
+  /** The reference section that explains the load failure. */
+  readonly loadSection?: DocSection;
   readonly egress?: TrialEgress;
   /** Sandbox records about this module (dropped watch events among them). */
   readonly logs: SandboxLogRecord[];
@@ -83,7 +86,8 @@ export async function loadSubject(options: TrialOptions): Promise<LoadedSubject>
       issues === undefined
         ? { expected: 'the module loads and describe() answers', actual: `loading failed with ${describeError(error)}`, fix: LOAD_FIX }
         : describeFailure(issues);
-    return { loadFailure, egress, logs, close: () => close() };
+    const loadSection = issues?.[0] === undefined ? DOC_SECTIONS.sandboxModule : sectionOfIssue(issues[0]);
+    return { loadFailure, loadSection, egress, logs, close: () => close() };
   }
   // From here on, a problem is the caller's (the config file's), not the connector's.
   const description = connector.describe();
@@ -127,7 +131,7 @@ async function describeInProcess(connector: Connector): Promise<LoadedSubject> {
     const issues = issuesOf(error);
     if (issues === undefined) return { ...base, loadFailure: { expected: 'describe() returns a valid description', actual: describeError(error) } };
     const remaining = issues.filter((issue) => !(issue.path === 'auth.origins' && declaresNoOrigins(raw)));
-    if (remaining.length > 0) return { ...base, loadFailure: describeFailure(remaining) };
+    if (remaining.length > 0) return { ...base, loadFailure: describeFailure(remaining), loadSection: sectionOfIssue(remaining[0]!) };
     return { ...base, connector, description: withoutOrigins(raw) };
   }
 }
@@ -144,14 +148,12 @@ function withoutOrigins(raw: unknown): Description {
   return Object.freeze({ ...checked, auth: Object.freeze({ ...checked.auth, origins: Object.freeze([]) as readonly string[] }) });
 }
 
-const TEMPLATE = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
-
 /** Credential names the AuthSpec's `present` templates use that `credentials` lacks. */
 function missingCredentials(description: Description, credentials: Readonly<Record<string, string>>): string[] {
   const names = new Set<string>();
   for (const entry of description.auth.present) {
     for (const value of Object.values(entry)) {
-      for (const match of String(value).matchAll(TEMPLATE)) names.add(match[1]!);
+      for (const name of templateNames(String(value)) ?? []) names.add(name);
     }
   }
   return [...names].filter((name) => typeof credentials[name] !== 'string');

@@ -12,7 +12,7 @@ import { hasErrorCode } from '@neuralis/package-system/contracts';
 import * as trial from './index.js';
 import { TRIAL_CHECKS, TrialSandbox, parseTrialConfig, readTrialConfigFile, runTrial, trialReportJson, type TrialReport } from './index.js';
 import { eventProblem } from './checks/events.js';
-import { writeSamples } from './checks/writes.js';
+import { contentDifference, writeSamples } from './checks/writes.js';
 
 const DESCRIPTION: Description = {
   kind: 'memo',
@@ -31,7 +31,7 @@ function memo(overrides: Partial<Connector> = {}, description: Description = DES
   }
   return {
     describe: () => description,
-    list: async () => ({ entries: [...objects.values()].map((object) => object.entry) }),
+    list: async ({ prefix = '' } = {}) => ({ entries: [...objects.values()].map((object) => object.entry).filter((entry) => entry.path.startsWith(prefix)) }),
     stat: async (path) => objects.get(path)?.entry ?? null,
     read: async (path, options = {}) => {
       const bytes = objects.get(path)!.bytes;
@@ -65,7 +65,8 @@ afterAll(async () => {
 describe('the trial module', () => {
   it('exports exactly its named API', () => {
     expect(Object.keys(trial).sort()).toEqual(
-      ['TRIAL_CHECKS', 'TRIAL_PHASES', 'TrialSandbox', 'canonicalScratchPrefix', 'formatTrialReport', 'parseTrialConfig', 'readTrialConfigFile', 'runTrial', 'trialReportJson'].sort(),
+      ['AUTHORING_DOC', 'CHECK_SECTIONS', 'DOC_SECTIONS', 'TRIAL_CHECKS', 'TRIAL_PHASES', 'TrialSandbox', 'canonicalScratchPrefix', 'formatTrialReport', 'parseTrialConfig',
+      'parseTrialSamples', 'readTrialConfigFile', 'runTrial', 'trialReportJson'].sort(),
     );
   });
 
@@ -217,6 +218,37 @@ describe('the config file', () => {
     expect(file).toMatchObject({ config: { url: 'https://x.example' }, credentials: { token: 't' }, scratchPrefix: 'scratch' });
   });
 
+  it('reads check 10 samples as text or base64, and they come before the built-in ones', () => {
+    const vcard = (name: string) => `BEGIN:VCARD\r\nVERSION:4.0\r\nFN:${name}\r\nEND:VCARD\r\n`;
+    const file = parseTrialConfig({
+      samples: [
+        { mime: 'text/vcard', extension: 'vcf', body: vcard('Ada'), replacement: vcard('Grace'), markers: ['FN:Ada', 'FN:Grace'] },
+        { mime: 'image/png', extension: 'png', bodyBase64: 'iVBORw0KGgo=', replacementBase64: 'iVBORw0KGgoA' },
+      ],
+    });
+    expect(file.samples?.[0]).toMatchObject({ mime: 'text/vcard', extension: 'vcf', markers: ['FN:Ada', 'FN:Grace'] });
+    expect(new TextDecoder().decode(file.samples?.[0]?.body)).toBe(vcard('Ada'));
+    expect([...(file.samples?.[1]?.body ?? [])].slice(0, 4)).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    const samples = writeSamples(['text/vcard', 'image/png', 'text/plain'], file.samples);
+    expect(samples.map((item) => [item.declared, item.sample?.extension, item.sample?.body.byteLength])).toEqual([
+      ['text/vcard', 'vcf', vcard('Ada').length],
+      ['image/png', 'png', 8],
+      ['text/plain', 'txt', 59],
+    ]);
+  });
+
+  it('compares a normalising host\'s read-back by content: JSON values, text markers, other types as bytes', () => {
+    const [json, text, png] = writeSamples(['application/json', 'text/calendar', 'image/png']).map((item) => item.sample!);
+    const encode = (value: string): Uint8Array => new TextEncoder().encode(value);
+    expect(contentDifference(json!, 'body', encode('{"text":"ünïcode ✓","ok":true,"sample":"inseam trial"}'), 'normalised')).toBe('');
+    expect(contentDifference(json!, 'body', encode('{"text":"ünïcode ✓","ok":false,"sample":"inseam trial"}'), 'normalised')).toMatch(/not the value written/);
+    expect(contentDifference(json!, 'body', encode('{"text":"ünïcode ✓","ok":true,"sample":"inseam trial"}'), 'exact')).toMatch(/^\d+ bytes/);
+    const refolded = 'BEGIN:VCALENDAR\nPRODID:-//host//EN\nBEGIN:VEVENT\nSUMMARY:inseam trial\n  sample, replaced\nEND:VEVENT\nEND:VCALENDAR\n';
+    expect(contentDifference(text!, 'replacement', encode(refolded), 'normalised')).toBe('');
+    expect(contentDifference(text!, 'replacement', encode(refolded.replace('replaced', 'kept')), 'normalised')).toMatch(/no longer contains "inseam trial sample, replaced"/);
+    expect(contentDifference(png!, 'body', png!.replacement, 'normalised')).toMatch(/first difference/);
+  });
+
   it('refuses unknown keys, non-string credentials and an empty scratch prefix, naming the field', () => {
     const cases: [unknown, string][] = [
       [[], '$'],
@@ -224,6 +256,13 @@ describe('the config file', () => {
       [{ credentials: { token: 42 } }, 'credentials.token'],
       [{ scratchPrefix: '/' }, 'scratchPrefix'],
       [{ webhookSample: { headers: { a: 1 }, body: '' } }, 'webhookSample.headers'],
+      [{ samples: {} }, 'samples'],
+      [{ samples: [{ mime: 'text/vcard', extension: 'vcf', body: 'a', replacement: 'a' }] }, 'samples[0].replacement'],
+      [{ samples: [{ mime: 'text/vcard', extension: 'vcf', body: 'a', bodyBase64: 'YQ==', replacement: 'b' }] }, 'samples[0].body'],
+      [{ samples: [{ mime: 'Text/VCard', extension: 'vcf', body: 'a', replacement: 'b' }] }, 'samples[0].mime'],
+      [{ samples: [{ mime: 'text/vcard', extension: '.vcf', body: 'a', replacement: 'b' }] }, 'samples[0].extension'],
+      [{ samples: [{ mime: 'text/vcard', extension: 'vcf', body: 'a', replacement: 'b', markers: ['a'] }] }, 'samples[0].markers'],
+      [{ samples: [{ mime: 'text/vcard', extension: 'vcf', body: 'a', replacement: 'b', size: 1 }] }, 'samples[0].size'],
     ];
     for (const [value, field] of cases) {
       let error: unknown;

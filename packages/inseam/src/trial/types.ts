@@ -3,7 +3,7 @@
  * comes back. The eleven checks are the skill document's, numbered as there (TRIAL_CHECKS).
  */
 import type { Connector } from '@inseam/connector';
-import type { CheckDefinition, CheckRecord } from '@neuralis/package-system/testing';
+import type { CheckDefinition, CheckRecord, SampleBody } from '@neuralis/package-system/testing';
 import type { SandboxLimits, SandboxLogRecord } from '../sandbox/index.js';
 import type { TrialSandbox } from './sandbox.js';
 
@@ -46,6 +46,16 @@ export interface TrialWebhookSample {
 }
 
 /**
+ * A sample object for check 10, for a declared MIME type the built-in samples do not cover (a
+ * vCard, a host's own JSON document shape) or to replace the built-in one: a valid object of the
+ * type, named by `extension`, and a different second one. `markers` are a phrase of each that a
+ * host declaring `writes.roundTrip: "normalised"` must keep (JSON is compared as parsed values).
+ */
+export interface TrialWriteSample extends SampleBody {
+  readonly markers?: readonly [body: string, replacement: string];
+}
+
+/**
  * What is trialled: a connector module's source text, run in the sandbox behind the egress gate
  * (how every submitted connector runs), or a host `Connector` object run in-process (the
  * built-in kinds: no gate, so check 11 skips, and a connector that reaches no network may declare
@@ -82,6 +92,8 @@ export interface TrialOptions {
   readonly rename?: (from: string, to: string) => Promise<void>;
   /** For check 8 when the connector parses webhooks. */
   readonly webhookSample?: TrialWebhookSample;
+  /** Check 10's samples for declared types; they come before the built-in ones of the same type. */
+  readonly samples?: readonly TrialWriteSample[];
   /**
    * A sandbox shared across trials (one at a time per label); default a fresh one for this trial,
    * closed at its end.
@@ -122,6 +134,11 @@ export interface TrialReport {
   readonly refusals: readonly TrialRefusal[];
   /** Scratch paths the trial created and could not remove (delete not declared, or it failed). */
   readonly leftOnHost: readonly string[];
+  /**
+   * Check 2 passed and verified newest-first listing: a host installed from this trial is crawled
+   * newest first (HostRecord.honoursOrder), so a skipped window's lower bound ends its listing.
+   */
+  readonly honoursOrder: boolean;
   readonly durationMs: number;
 }
 

@@ -53,6 +53,19 @@ describe('the webdav example', () => {
     expect(new Set(dav.files.keys())).toEqual(files);
   });
 
+  it('keeps its cursor one path long on a wide tree (at most 4,096 characters), however many folders wait', async () => {
+    const wide = await startDavServer(
+      Array.from({ length: 80 }, (_, index) => ({ path: `projects/${String(index).padStart(3, '0')}-a-folder-with-a-rather-long-descriptive-name/notes.txt`, text: `folder ${index}\n`, modified: '2024-03-01T08:00:00Z' })),
+    );
+    try {
+      const report = await runTrial({ ...hostOptions(), config: { url: wide.url }, credentials: { username: wide.username, password: wide.password }, allowPrivateOrigins: [wide.origin] });
+      expect(report.passed, formatTrialReport(report)).toBe(true);
+      expect(report.checks[1]?.detail).toMatch(/^20 entries; the cursor round-trips; 20 pages without repeats \(stopped after 20\)/);
+    } finally {
+      await wide.close();
+    }
+  });
+
   it('ships a host.json template in the config file form, naming the fields the connector uses', async () => {
     const file = await readTrialConfigFile(fileURLToPath(exampleFile('webdav', 'host.json')));
     expect(Object.keys(file.config).sort()).toEqual(['url']);

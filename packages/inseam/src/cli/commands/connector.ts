@@ -1,6 +1,8 @@
 /**
  * The sandboxed connector lifecycle from the command line (inseam/connectors):
  *
+ *   inseam connector new <kind> [--dir <folder>]                          a module, host.json and README to start from
+ *   inseam connector check <module> [--config f] [--schema f] [--json]     describe() and defaultScope, offline
  *   inseam connector submit <module> [--name n] [--schema json|@file]     store it by its sha
  *   inseam connector trial <sha> --config <file>                          run and record the trial
  *   inseam connector ls                                                   modules and their state
@@ -11,7 +13,8 @@
  * confirmation phrase. Installing from the command line registers the kind in this process; a
  * running `inseam up` registers it at its next start (or install through the HTTP API instead).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
@@ -19,9 +22,12 @@ import { progressOf } from '../../catalog/index.js';
 import type { TrialSummary } from '../../connectors/index.js';
 import { readTrialConfigFile, type TrialPhase } from '../../trial/index.js';
 import { EXIT, type CliIo } from '../program.js';
+import { checkConnectorModule, formatModuleCheck } from './connector-check.js';
+import { scaffoldConnector } from './connector-scaffold.js';
 import { progressView } from './progress.js';
 import { collect, defaultNetwork, formatBytes, formatTable, printJson, readCredentials, readJsonObject, withPlatform } from './support.js';
 import { localUser } from './token.js';
+import { labelOf, readModule } from './trial.js';
 
 const SHA_TEXT = /^[0-9a-f]{8,64}$/i;
 
@@ -49,8 +55,51 @@ function describeTrial(trial: TrialSummary): string {
   return `trial ${trial.id} (${trial.phase} phase) of kind "${trial.kind}": ${trial.passed ? 'passed' : 'FAILED'}; origins used: ${trial.origins.length === 0 ? 'none' : trial.origins.join(', ')}`;
 }
 
+/** `name` in the module's folder, when it exists there. */
+async function besideModule(modulePath: string, name: string): Promise<string | undefined> {
+  const path = join(dirname(resolve(modulePath)), name);
+  return (await stat(path).then((info) => info.isFile()).catch(() => false)) ? path : undefined;
+}
+
 export function registerConnectorCommands(program: Command, io: CliIo): void {
   const connector = program.command('connector').description('Submit, trial and list sandboxed connector modules (then `inseam approve` and `inseam install`).');
+
+  connector
+    .command('new')
+    .description('Start a connector: write connector.js, host.json and README.md into a new folder (never overwriting a file).')
+    .argument('<kind>', 'the kind name, e.g. "tickets" (lowercase letters, digits and "-")')
+    .option('--dir <folder>', 'where to write the files (default ./<kind>)')
+    .action(async (kind: string, options: { dir?: string }) => {
+      const dir = resolve(options.dir ?? kind);
+      const written = await scaffoldConnector(kind, dir);
+      io.stdout.write(`${written.join('\n')}\n`);
+      io.stderr.write(`Next: adapt connector.js to the host, then \`inseam connector check ${written[0]}\` and \`inseam trial ${written[0]} --config ${written[1]} --watch\`. The rules: docs/connectors/authoring.md.\n`);
+    });
+
+  connector
+    .command('check')
+    .description('Check a connector module offline: describe(), its defaultScope, and a config file and a config schema when given.')
+    .argument('<module>', 'the connector module: one JavaScript file exporting createConnector(config)')
+    .option('--config <file>', 'a trial config file: its "config" goes to createConnector, its "credentials" must fill the present templates (default: host.json beside the module, if there is one)')
+    .option('--schema <json|@file>', 'the closed JSON Schema of a host\'s config, checked, and the config checked against it')
+    .option('--json', 'print the outcome as one JSON object')
+    .action(async (modulePath: string, options: { config?: string; schema?: string; json?: boolean }) => {
+      const started = performance.now();
+      const source = await readModule(modulePath);
+      const configPath = options.config ?? (await besideModule(modulePath, 'host.json'));
+      const file = configPath === undefined ? undefined : await readTrialConfigFile(configPath);
+      const schema = options.schema === undefined ? undefined : await readJsonObject(options.schema, '--schema');
+      const label = labelOf(modulePath);
+      const check = await checkConnectorModule({
+        source,
+        label,
+        ...(file === undefined ? {} : { config: file.config, credentials: file.credentials }),
+        ...(schema === undefined ? {} : { schema }),
+      });
+      const durationMs = Math.round(performance.now() - started);
+      io.stdout.write(options.json === true ? `${JSON.stringify({ kind: check.kind ?? null, ok: check.ok, problems: check.problems, durationMs })}\n` : formatModuleCheck(check, label, durationMs));
+      process.exitCode = check.ok ? EXIT.ok : EXIT.no;
+    });
 
   connector
     .command('submit')

@@ -4,7 +4,7 @@
  * the install phase's interactive rename.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -144,4 +144,56 @@ describe('inseam trial, as a child process', () => {
     expect(code, err.text()).toBe(0);
     expect(JSON.parse(out.text())).toMatchObject({ kind: 'notes-api', passed: true, origins: [api.origin] });
   });
+
+  it('--watch runs again when the module is saved, and Ctrl-C exits 0', async () => {
+    const config = await configFile('watch.json', hostConfig());
+    const watched = join(dir, 'watched-connector.js');
+    await copyFile(modulePath, watched);
+    const hooks = new URL('../../sandbox/source-hooks.mjs', import.meta.url).href;
+    const main = fileURLToPath(new URL('../main.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ['--conditions=inseam-source', '--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`, main, 'trial', watched, '--config', config, '--json', '--watch'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const reports = (): { passed: boolean; checks: { id: number; status: string }[] }[] =>
+      out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { passed: boolean; checks: { id: number; status: string }[] });
+    const waitFor = (count: number): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no report ${count} in time.\nstdout: ${out}\nstderr: ${err}`)), 90_000);
+        // A run is over when its report is out and the watch says it is waiting again.
+        const look = (): void => {
+          if (reports().length >= count && err.split('Watching').length - 1 >= count) {
+            clearTimeout(timer);
+            child.stdout.off('data', look);
+            child.stderr.off('data', look);
+            resolve();
+          }
+        };
+        child.stdout.on('data', look);
+        child.stderr.on('data', look);
+        look();
+      });
+    try {
+      await waitFor(1);
+      expect(reports()[0]?.passed).toBe(true);
+      // Break the range handling: the next run must see the saved file and fail check 5.
+      const source = await readFile(watched, 'utf8');
+      await writeFile(watched, source.replace("headers.Range = 'bytes=' + start + '-' + (end - 1);", ''));
+      await waitFor(2);
+      expect(reports()[1]?.passed).toBe(false);
+      expect(reports()[1]?.checks.find((check) => check.id === 5)?.status).toBe('fail');
+      child.kill('SIGINT');
+      expect(await exit, err).toBe(0);
+      expect(err).toContain('Stopped watching.');
+    } finally {
+      child.kill('SIGKILL');
+    }
+    // Two trials in a child process that compiles the CLI from source.
+  }, 180_000);
 });

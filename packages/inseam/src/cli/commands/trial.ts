@@ -1,18 +1,24 @@
 /**
- * `inseam trial <module> --config <file> [--json] [--phase submit|install]`: runs the conformance
- * trial on a connector module and prints the report — readable by default, one JSON object with
- * --json. Exit 0 when the trial passed, 1 when a check failed, 2 for bad usage or a bad config
- * file (see program.ts). Sandbox log lines (the module's console) go to stderr.
+ * `inseam trial <module> --config <file> [--json] [--phase submit|install] [--watch]`: runs the
+ * conformance trial on a connector module and prints the report — readable by default, one JSON
+ * object with --json. Exit 0 when the trial passed, 1 when a check failed, 2 for bad usage or a
+ * bad config file (see program.ts). Sandbox log lines (the module's console) go to stderr.
  *
  * In the install phase, when stdin is a terminal, check 9 asks the person to rename a scratch
  * object on the host and press Enter; otherwise check 9 skips with the reason.
+ *
+ * With --watch the trial runs again each time the module or the config file is saved (changes
+ * within WATCH_DEBOUNCE_MS count as one; a save during a run queues one more run), each report
+ * printed as it comes; a run that cannot start (a config file half edited) is reported and the
+ * watch goes on. Ctrl-C (SIGINT) stops it and exits 0.
  */
+import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError } from '@neuralis/package-system/contracts';
-import { formatTrialReport, readTrialConfigFile, runTrial, trialReportJson, TRIAL_PHASES, type TrialPhase } from '../../trial/index.js';
+import { formatTrialReport, readTrialConfigFile, runTrial, trialReportJson, TrialSandbox, TRIAL_PHASES, type TrialPhase, type TrialReport } from '../../trial/index.js';
 import type { SandboxLogRecord } from '../../sandbox/index.js';
 import { EXIT, type CliIo } from '../program.js';
 
@@ -20,19 +26,24 @@ interface TrialCommandOptions {
   readonly config: string;
   readonly json?: boolean;
   readonly phase: string;
+  readonly watch?: boolean;
 }
+
+/** Saves closer together than this start one run. */
+const WATCH_DEBOUNCE_MS = 150;
 
 const GENERIC_NAMES = new Set(['connector', 'index', 'main', 'module']);
 
 /** A sandbox label from the module's file name (`notes-api/connector.js` → `notes-api`). */
-function labelOf(path: string): string {
+export function labelOf(path: string): string {
   const name = basename(path).replace(/\.[cm]?js$/i, '');
   const chosen = GENERIC_NAMES.has(name.toLowerCase()) ? basename(dirname(path)) : name;
   const label = chosen.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
   return label === '' ? 'trial' : label;
 }
 
-async function readModule(path: string): Promise<string> {
+/** The module's text; `not_found` naming the path when it cannot be read. */
+export async function readModule(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
@@ -69,6 +80,82 @@ function logLine(io: CliIo): (record: SandboxLogRecord) => void {
   };
 }
 
+/** Reads the files, runs the trial once and prints its report. */
+async function runOnce(io: CliIo, modulePath: string, options: TrialCommandOptions, phase: TrialPhase, sandbox?: TrialSandbox): Promise<TrialReport> {
+  const file = await readTrialConfigFile(options.config);
+  const source = await readModule(modulePath);
+  const report = await runTrial({
+    subject: { module: source, label: labelOf(modulePath) },
+    phase,
+    config: file.config,
+    credentials: file.credentials,
+    ...(file.scratchPrefix === undefined ? {} : { scratchPrefix: file.scratchPrefix }),
+    ...(file.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: file.allowPrivateOrigins }),
+    ...(file.webhookSample === undefined ? {} : { webhookSample: file.webhookSample }),
+    ...(file.samples === undefined ? {} : { samples: file.samples }),
+    ...(phase === 'install' && io.stdin.isTTY === true ? { rename: askToRename(io) } : {}),
+    ...(sandbox === undefined ? {} : { sandbox }),
+    log: logLine(io),
+  });
+  io.stdout.write(options.json === true ? `${JSON.stringify(trialReportJson(report))}\n` : formatTrialReport(report));
+  return report;
+}
+
+/** Runs the trial on every save of the module or the config file until SIGINT. */
+async function watchTrials(io: CliIo, modulePath: string, options: TrialCommandOptions, phase: TrialPhase): Promise<void> {
+  const files = [resolve(modulePath), resolve(options.config)];
+  const names = files.map((path) => basename(path)).join(' and ');
+  // One sandbox process for the whole session: each run loads the module afresh into it.
+  const sandbox = new TrialSandbox();
+  let running: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const run = (): void => {
+    if (running !== undefined) {
+      again = true;
+      return;
+    }
+    running = runOnce(io, modulePath, options, phase, sandbox)
+      .then(
+        () => undefined,
+        (error: unknown) => void io.stderr.write(`inseam: ${error instanceof Error ? error.message : String(error)}\n`),
+      )
+      .then(() => {
+        running = undefined;
+        if (stopped) return;
+        if (again) {
+          again = false;
+          run();
+          return;
+        }
+        io.stderr.write(`Watching ${names}; the trial runs again on every save. Ctrl-C stops.\n`);
+      });
+  };
+  // Editors often save by writing a new file and renaming it over the old one, which ends a
+  // watch on the file itself, so each file's folder is watched and events filtered by name.
+  const watchers: FSWatcher[] = [];
+  for (const folder of new Set(files.map((path) => dirname(path)))) {
+    const wanted = new Set(files.filter((path) => dirname(path) === folder).map((path) => basename(path)));
+    watchers.push(
+      watch(folder, (_event, filename) => {
+        if (filename === null || !wanted.has(basename(filename.toString()))) return;
+        clearTimeout(timer);
+        timer = setTimeout(run, WATCH_DEBOUNCE_MS);
+      }),
+    );
+  }
+  const interrupted = new Promise<void>((resolveStop) => process.once('SIGINT', () => resolveStop()));
+  run();
+  await interrupted;
+  stopped = true;
+  clearTimeout(timer);
+  for (const watcher of watchers) watcher.close();
+  io.stderr.write('\nStopped watching.\n');
+  await running;
+  await sandbox.close();
+}
+
 export function registerTrialCommand(program: Command, io: CliIo): void {
   program
     .command('trial')
@@ -77,22 +164,15 @@ export function registerTrialCommand(program: Command, io: CliIo): void {
     .requiredOption('--config <file>', 'the trial config file: { "config": {...}, "credentials": {...}, "scratchPrefix"?: "..." }')
     .option('--json', 'print the report as one JSON object')
     .option('--phase <phase>', 'submit (reads only; the gate in audit mode) or install (also writes on the scratch prefix)', 'submit')
+    .option('--watch', 'run again each time the module or the config file is saved; Ctrl-C stops (exit 0)')
     .action(async (modulePath: string, options: TrialCommandOptions) => {
       const phase = phaseOf(options.phase);
-      const file = await readTrialConfigFile(options.config);
-      const source = await readModule(modulePath);
-      const report = await runTrial({
-        subject: { module: source, label: labelOf(modulePath) },
-        phase,
-        config: file.config,
-        credentials: file.credentials,
-        ...(file.scratchPrefix === undefined ? {} : { scratchPrefix: file.scratchPrefix }),
-        ...(file.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: file.allowPrivateOrigins }),
-        ...(file.webhookSample === undefined ? {} : { webhookSample: file.webhookSample }),
-        ...(phase === 'install' && io.stdin.isTTY === true ? { rename: askToRename(io) } : {}),
-        log: logLine(io),
-      });
-      io.stdout.write(options.json === true ? `${JSON.stringify(trialReportJson(report))}\n` : formatTrialReport(report));
+      if (options.watch === true) {
+        await watchTrials(io, modulePath, options, phase);
+        process.exitCode = EXIT.ok;
+        return;
+      }
+      const report = await runOnce(io, modulePath, options, phase);
       process.exitCode = report.passed ? EXIT.ok : EXIT.no;
     });
 }

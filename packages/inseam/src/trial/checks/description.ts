@@ -1,13 +1,14 @@
 /** Checks 1 (describe()) and 7 (defaultScope): what the connector says about itself. */
 import { orderingDimension } from '@inseam/connector';
 import { ScopeValidationError } from '@neuralis/package-system/contracts';
-import { CheckFailure, listProblems, fail, skip } from '@neuralis/package-system/testing';
+import { listProblems, skip } from '@neuralis/package-system/testing';
 import { validateDefaultScope } from '../../scope/index.js';
 import { requireConnector, type TrialContext } from '../context.js';
+import { DOC_SECTIONS, SectionFailure, failAt } from '../docs.js';
 
 /** Check 1. The description was validated when the subject loaded; this reports the outcome. */
 export function checkDescription(context: TrialContext): string {
-  if (context.loadFailure !== undefined) throw new CheckFailure(context.loadFailure);
+  if (context.loadFailure !== undefined) throw new SectionFailure(context.loadFailure, context.loadSection ?? DOC_SECTIONS.describe);
   const { description } = requireConnector(context);
   const ordering = orderingDimension(description);
   const dimensions = Object.keys(description.dimensions);
@@ -28,7 +29,8 @@ export function checkDefaultScope(context: TrialContext): string {
     validateDefaultScope(description);
   } catch (error) {
     if (!(error instanceof ScopeValidationError)) throw error;
-    fail(
+    failAt(
+      DOC_SECTIONS.defaultScope,
       'defaultScope follows the scope grammar and names only declared dimensions with values of their type (docs/scope.md)',
       listProblems(error.issues.map((issue) => `${issue.path}: ${issue.message}`)),
       listProblems(error.issues.map((issue) => `${issue.path} should be ${issue.expected}`)),

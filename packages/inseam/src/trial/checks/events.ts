@@ -11,6 +11,7 @@
 import type { ChangeEvent, Connector } from '@inseam/connector';
 import { describeError, describeValue, listProblems, skip, type FailureDetail, CheckFailure } from '@neuralis/package-system/testing';
 import { claims, errorCode, requireConnector, waitFor, type TrialContext, type WatchState } from '../context.js';
+import { isCanonicalPath } from './entry-forms.js';
 import type { TrialWebhookSample } from '../types.js';
 
 const DEFAULT_EVENT_WAIT_MS = 3000;
@@ -55,6 +56,8 @@ export function eventProblem(event: unknown): string | undefined {
   if (path === '' && type !== 'rescan') return `${label} has an empty path`;
   if (type === 'move' && (typeof from !== 'string' || from === '')) return `a "move" event to ${describeValue(path)} has no from`;
   if (from !== undefined && typeof from !== 'string') return `${label} has from ${describeValue(from)}, not a string`;
+  if (path !== '' && !isCanonicalPath(path)) return `${label} has path ${describeValue(path)}, which is not canonical (spell it as Entry.path is)`;
+  if (typeof from === 'string' && !isCanonicalPath(from)) return `${label} has from ${describeValue(from)}, which is not canonical (spell it as Entry.path is)`;
   if (entry !== undefined && (typeof entry !== 'object' || entry === null || (entry as { path?: unknown }).path !== path)) {
     return `${label} for ${describeValue(path)} carries an entry whose path is ${describeValue((entry as { path?: unknown } | null)?.path)}`;
   }

@@ -1,18 +1,25 @@
 /**
- * Checks 2 (list, cursors, newest), 3 (dimensions on every entry), 4 (stat matches the listing)
- * and 6 (canonical paths). Check 2 keeps what it listed for the others.
+ * Checks 2 (list: pages, cursors, since, prefix, newest), 3 (dimensions and entry forms on every
+ * entry), 4 (stat matches the listing) and 6 (canonical paths). Check 2 keeps what it listed for
+ * the others. Each failure names the section of docs/connectors/authoring.md that explains it.
  */
-import type { Description, Dimension, Entry, HostListPage } from '@inseam/connector';
-import { describeValue, ensure, fail, fieldMismatches, listProblems, skip } from '@neuralis/package-system/testing';
+import type { Description, Entry, HostListOptions, HostListPage } from '@inseam/connector';
+import { describeValue, fieldMismatches, listProblems, skip } from '@neuralis/package-system/testing';
 import { HOST_PATH, parsePath } from '../../address/path.js';
-import { parseTimestamp } from '../../scope/values.js';
+import { MAX_ENTRY_PATH_LENGTH } from '../../catalog/index.js';
+import { Ordering } from '../../crawl/ordering.js';
+import { parseTimestamp } from '../../scope/index.js';
 import { call, claims, errorCode, requireConnector, requireEntries, sampleEntries, type TrialContext } from '../context.js';
+import { DOC_SECTIONS, ensureAt, failAt } from '../docs.js';
+import { dimensionProblem, entryFormProblems, rawValue, type FormProblem } from './entry-forms.js';
 
 /** Pages check 2 follows at most, and entries it keeps at most, so a huge host stays fast. */
 const MAX_PAGES = 20;
 const MAX_ENTRIES = 2000;
 /** Entries checks 4 and 6 stat. */
 const SAMPLE_SIZE = 5;
+/** The longest cursor a connector may issue (it is stored per host and carried in URLs). */
+const MAX_CURSOR_LENGTH = 4096;
 
 const LIST_FIX = 'return { entries: [...], cursor? } from list(); a cursor is a non-empty string that resumes after the page';
 
@@ -20,18 +27,41 @@ function paths(page: HostListPage): string[] {
   return page.entries.map((entry) => entry.path);
 }
 
-function ensurePage(page: unknown, doing: string): asserts page is HostListPage {
-  ensure(typeof page === 'object' && page !== null && Array.isArray((page as HostListPage).entries), {
+function ensurePage(page: unknown, doing: string, given?: string): asserts page is HostListPage {
+  ensureAt(DOC_SECTIONS.listingPages, typeof page === 'object' && page !== null && Array.isArray((page as HostListPage).entries), {
     expected: `${doing} resolves to { entries: [...], cursor? }`,
     actual: describeValue(page),
     fix: LIST_FIX,
   });
   const cursor = (page as HostListPage).cursor;
-  ensure(cursor === undefined || (typeof cursor === 'string' && cursor !== ''), {
-    expected: 'the cursor is absent (last page) or a non-empty string',
-    actual: `cursor ${describeValue(cursor)}`,
-    fix: LIST_FIX,
+  ensureAt(DOC_SECTIONS.listingCursors, cursor === undefined || (typeof cursor === 'string' && cursor !== '' && cursor.length <= MAX_CURSOR_LENGTH), {
+    expected: `the cursor is absent (last page) or a non-empty string of at most ${MAX_CURSOR_LENGTH} characters`,
+    actual: typeof cursor === 'string' && cursor.length > MAX_CURSOR_LENGTH ? `a cursor of ${cursor.length} characters` : `cursor ${describeValue(cursor)}`,
+    fix: 'encode only where the page ends (an offset, the last key, the host\'s page token) — not the listing itself',
   });
+  ensureAt(DOC_SECTIONS.listingCursors, given === undefined || cursor !== given, {
+    expected: `${doing} answers a cursor that moves on (a listing that hands back the cursor it was given never ends)`,
+    actual: 'it returned the cursor it was given',
+    fix: 'return the cursor of the page after this one, or none on the last page',
+  });
+}
+
+/** Every page of one listing, up to the trial's bounds; `complete` is false when it stopped early. */
+async function listAll(context: TrialContext, options: HostListOptions, label: string, enough?: (entries: readonly Entry[]) => boolean): Promise<{ entries: Entry[]; complete: boolean }> {
+  const { connector } = requireConnector(context);
+  const entries: Entry[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const current = cursor;
+    const doing = `${label}${current === undefined ? '' : ' with the cursor of its last page'}`;
+    const page = await call(doing, () => connector.list(current === undefined ? options : { ...options, cursor: current }));
+    ensurePage(page, doing, current);
+    entries.push(...page.entries);
+    cursor = page.cursor;
+    pages += 1;
+  } while (cursor !== undefined && pages < MAX_PAGES && entries.length < MAX_ENTRIES && !(enough?.(entries) ?? false));
+  return { entries, complete: cursor === undefined };
 }
 
 /** Check 2. */
@@ -51,20 +81,20 @@ export async function checkList(context: TrialContext): Promise<string> {
   while (cursor !== undefined && pages < MAX_PAGES && entries.length < MAX_ENTRIES) {
     const current = cursor;
     const page = await call(`list({ cursor }) with the cursor of page ${pages}`, () => connector.list({ cursor: current }));
-    ensurePage(page, `list({ cursor }) with the cursor of page ${pages}`);
+    ensurePage(page, `list({ cursor }) with the cursor of page ${pages}`, current);
     pages += 1;
     if (!replayed) {
       replayed = true;
       const again = await call('list({ cursor }) with the same cursor again', () => connector.list({ cursor: current }));
-      ensurePage(again, 'list({ cursor }) with the same cursor again');
-      ensure(paths(again).join('\n') === paths(page).join('\n'), {
+      ensurePage(again, 'list({ cursor }) with the same cursor again', current);
+      ensureAt(DOC_SECTIONS.listingCursors, paths(again).join('\n') === paths(page).join('\n'), {
         expected: 'a cursor round-trips: listing with the same cursor twice gives the same page',
         actual: `first ${describeValue(paths(page).slice(0, 5))}, then ${describeValue(paths(again).slice(0, 5))}`,
         fix: 'encode where the page ends into the cursor itself (an offset, a last key, the host\'s page token) rather than keeping state between calls; the crawler resumes from stored cursors after a restart',
       });
     }
     const repeated = page.entries.filter((entry) => seen.has(entry.path)).map((entry) => entry.path);
-    ensure(repeated.length === 0, {
+    ensureAt(DOC_SECTIONS.listingCursors, repeated.length === 0, {
       expected: 'each page continues where the previous one ended: no entry is listed twice',
       actual: `page ${pages} repeats ${describeValue(repeated.slice(0, 5))}${repeated.length > 5 ? ` and ${repeated.length - 5} more` : ''}`,
       fix: 'start the next page after the last entry of the cursor\'s page (pass the host\'s page token or your offset on)',
@@ -75,35 +105,85 @@ export async function checkList(context: TrialContext): Promise<string> {
     cursor = page.cursor;
   }
   const duplicates = first.entries.filter((entry, index) => first.entries.findIndex((other) => other.path === entry.path) !== index);
-  ensure(duplicates.length === 0, {
+  ensureAt(DOC_SECTIONS.listingPages, duplicates.length === 0, {
     expected: 'a page lists each object once',
     actual: `${describeValue(duplicates[0]?.path)} is listed twice on the first page`,
   });
-  ensure(entries.length > 0, {
+  ensureAt(DOC_SECTIONS.listingPages, entries.length > 0, {
     expected: 'list() returns entries',
     actual: `no entries in ${pages} page${pages === 1 ? '' : 's'}`,
     fix: 'trial against a host (or config) that holds a few objects; if it does, check how list() maps the host\'s answer to entries',
   });
+  const complete = cursor === undefined;
   if (pages === 1 && first.cursor === undefined) notes.push('the listing fits one page, so no cursor was issued');
-  else notes.push(`the cursor round-trips; ${pages} pages without repeats${cursor === undefined ? '' : ` (stopped after ${pages})`}`);
+  else notes.push(`the cursor round-trips; ${pages} pages without repeats${complete ? '' : ` (stopped after ${pages})`}`);
+  notes.push(await checkPrefix(context, entries, complete));
+  notes.push(await checkSince(context, description, entries));
   notes.push(await checkNewest(context, description));
   return `${entries.length} entries; ${notes.join('; ')}`;
 }
 
-/** The instant an entry was last changed, for the newest-first rule: the datetime ordering dimension, else mtime. */
-function timeReader(description: Description): { label: string; read: (entry: Entry) => number | undefined } {
-  const ordering = Object.entries(description.dimensions).find(([, dimension]) => dimension.ordering === true);
-  if (ordering !== undefined && ordering[1].type === 'datetime') {
-    const [name, dimension] = ordering;
-    return { label: `${name} (${dimension.from})`, read: (entry) => timeOf(rawValue(entry, dimension.from)) };
+/** A prefix of `segment` that ends on a whole character (never inside a %XX escape), shorter than it. */
+function partialPrefix(segment: string): string | undefined {
+  const first = segment.startsWith('%') ? segment.slice(0, 3) : segment.slice(0, 1);
+  return first.length < segment.length ? first : undefined;
+}
+
+/** `prefix` is a plain string prefix of the canonical path: a folder (`a/`) and a partial name (`a`). */
+async function checkPrefix(context: TrialContext, entries: readonly Entry[], complete: boolean): Promise<string> {
+  const nested = entries.find((entry) => entry.path.includes('/'));
+  const folder = nested === undefined ? undefined : `${nested.path.slice(0, nested.path.indexOf('/'))}/`;
+  const partial = partialPrefix((nested ?? entries[0])!.path.split('/')[0]!);
+  const prefixes = [folder, partial].filter((prefix): prefix is string => prefix !== undefined);
+  if (prefixes.length === 0) return 'prefix: no listed path has a folder or a name long enough to cut, so not checked';
+  for (const prefix of prefixes) {
+    const under = await listAll(context, { prefix }, `list({ prefix: ${JSON.stringify(prefix)} })`);
+    const outside = under.entries.filter((entry) => !entry.path.startsWith(prefix)).map((entry) => entry.path);
+    ensureAt(DOC_SECTIONS.listingPrefix, outside.length === 0, {
+      expected: `list({ prefix: ${JSON.stringify(prefix)} }) lists only paths that start with ${JSON.stringify(prefix)} (a plain string prefix of the canonical path)`,
+      actual: `it listed ${describeValue(outside.slice(0, 5))}`,
+      fix: 'filter by the canonical path\'s string prefix (entry.path.startsWith(prefix)), or pass the prefix to the host when its filter means the same',
+    });
+    if (!complete || !under.complete) continue;
+    const found = new Set(under.entries.map((entry) => entry.path));
+    const missing = entries.filter((entry) => entry.path.startsWith(prefix) && !found.has(entry.path)).map((entry) => entry.path);
+    ensureAt(DOC_SECTIONS.listingPrefix, missing.length === 0, {
+      expected: `list({ prefix: ${JSON.stringify(prefix)} }) lists every object whose path starts with it${prefix.endsWith('/') ? ', at any depth' : ' (a partial name matches too)'}`,
+      actual: `it leaves out ${describeValue(missing.slice(0, 5))}`,
+      fix: 'treat prefix as a string prefix, not a folder to list one level of: descend into every folder it can match',
+    });
   }
-  return { label: 'mtime', read: (entry) => timeOf(entry.mtime) };
+  return `prefix ${prefixes.map((prefix) => JSON.stringify(prefix)).join(' and ')} filtered as string prefixes`;
 }
 
-function timeOf(value: unknown): number | undefined {
-  return typeof value === 'string' ? parseTimestamp(value, false) : undefined;
+/**
+ * `since` is inclusive: listing with the newest ordering value among the listed entries must list
+ * every entry that has it. Checked when the ordering dimension is a datetime, where every host
+ * filters by time.
+ */
+async function checkSince(context: TrialContext, description: Description, entries: readonly Entry[]): Promise<string> {
+  const ordering = new Ordering(description);
+  if (ordering.type !== 'datetime') return `since: the ordering dimension is ${ordering.type === 'enum' ? 'an' : 'a'} ${ordering.type}, so not checked`;
+  const valued = entries.flatMap((entry) => {
+    const value = ordering.comparable(entry);
+    return value === undefined ? [] : [{ path: entry.path, value }];
+  });
+  if (valued.length === 0) return 'since: no listed entry has an ordering value, so not checked';
+  const newest = valued.reduce((best, item) => (ordering.compare(item.value, best.value) > 0 ? item : best));
+  const since = ordering.format(newest.value);
+  const wanted = new Set(valued.filter((item) => ordering.compare(item.value, newest.value) === 0).map((item) => item.path));
+  const listed = await listAll(context, { since }, `list({ since: ${JSON.stringify(since)} })`, (found) => [...wanted].every((path) => found.some((entry) => entry.path === path)));
+  const found = new Set(listed.entries.map((entry) => entry.path));
+  const missing = [...wanted].filter((path) => !found.has(path));
+  ensureAt(DOC_SECTIONS.listingSince, missing.length === 0, {
+    expected: `list({ since: ${JSON.stringify(since)} }) lists every entry whose ${ordering.name} is at or after it (since is inclusive)`,
+    actual: `it leaves out ${describeValue(missing.slice(0, 5))}, whose ${ordering.name} is exactly ${since}`,
+    fix: 'keep entries whose value is >= since (not >), comparing instants, not strings; older entries may be listed too',
+  });
+  return `since ${since} lists the newest entr${wanted.size === 1 ? 'y' : 'ies'} (inclusive)`;
 }
 
+/** `order: "newest"`: descending along the ordering dimension, across pages. */
 async function checkNewest(context: TrialContext, description: Description): Promise<string> {
   const { connector } = requireConnector(context);
   let page: HostListPage;
@@ -111,7 +191,8 @@ async function checkNewest(context: TrialContext, description: Description): Pro
     page = await connector.list({ order: 'newest' });
   } catch (error) {
     if (errorCode(error) === 'unsupported') return 'order "newest": the host cannot (the connector answers unsupported), so not checked';
-    return fail(
+    return failAt(
+      DOC_SECTIONS.listingOrder,
       'list({ order: "newest" }) lists newest first, or fails with code "unsupported" when the host cannot',
       `it failed with ${describeValue(error instanceof Error ? `${errorCode(error) ?? error.name}: ${error.message}` : error)}`,
       'throw an error whose code is "unsupported" (naming the argument order) when the host cannot list newest first',
@@ -122,85 +203,73 @@ async function checkNewest(context: TrialContext, description: Description): Pro
   if (page.cursor !== undefined) {
     const cursor = page.cursor;
     const next = await call('list({ order: "newest", cursor })', () => connector.list({ order: 'newest', cursor }));
-    ensurePage(next, 'list({ order: "newest", cursor })');
+    ensurePage(next, 'list({ order: "newest", cursor })', cursor);
     entries = entries.concat(next.entries);
   }
-  const time = timeReader(description);
-  const timed = entries.map((entry) => ({ path: entry.path, at: time.read(entry) }));
-  const known = timed.filter((item): item is { path: string; at: number } => item.at !== undefined);
-  if (known.length < 2) return `order "newest" accepted; its entries carry too few ${time.label} values to verify the order`;
+  const ordering = new Ordering(description);
+  const known = entries.flatMap((entry) => {
+    const value = ordering.comparable(entry);
+    return value === undefined ? [] : [{ path: entry.path, value }];
+  });
+  if (known.length < 2) return `order "newest" accepted; its entries carry too few ${ordering.name} values to verify the order`;
   for (let index = 1; index < known.length; index += 1) {
     const before = known[index - 1]!;
     const item = known[index]!;
-    ensure(item.at <= before.at, {
-      expected: `list({ order: "newest" }) lists newest first: each entry's ${time.label} is at or before the previous one's`,
-      actual: `${describeValue(item.path)} (${new Date(item.at).toISOString()}) comes after ${describeValue(before.path)} (${new Date(before.at).toISOString()})`,
-      fix: 'sort newest first across pages (ask the host for that order), or throw an error with code "unsupported" for order when the host cannot',
+    ensureAt(DOC_SECTIONS.listingOrder, ordering.compare(item.value, before.value) <= 0, {
+      expected: `list({ order: "newest" }) lists in descending ${ordering.name} (the ordering dimension): each entry's value is at or before the previous one's`,
+      actual: `${describeValue(item.path)} (${ordering.format(item.value)}) comes after ${describeValue(before.path)} (${ordering.format(before.value)})`,
+      fix: 'sort newest first across pages (ask the host for that order), or throw an error with code "unsupported" for order when the host cannot; never sort a whole listing in memory',
     });
   }
+  context.newestVerified = true;
   return `newest first verified over ${known.length} entries`;
-}
-
-/** The raw value a dimension's `from` names on an entry (own properties only). */
-export function rawValue(entry: Entry, from: Dimension['from']): unknown {
-  if (from === 'path' || from === 'size' || from === 'mtime' || from === 'mime') return entry[from];
-  let value: unknown = entry.extra;
-  for (const key of from.split('.').slice(1)) {
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
-
-/** Why `value` is not of the dimension's declared type, or undefined. */
-function typeProblem(value: unknown, dimension: Dimension): string | undefined {
-  if (value === undefined || value === null) return 'is missing';
-  const shown = describeValue(value);
-  switch (dimension.type) {
-    case 'string':
-    case 'path':
-      return typeof value === 'string' ? undefined : `${shown} is not a string`;
-    case 'enum':
-      return typeof value === 'string' && (dimension.values ?? []).includes(value) ? undefined : `${shown} is not one of ${(dimension.values ?? []).map((item) => JSON.stringify(item)).join(', ')}`;
-    case 'bytes':
-      return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : `${shown} is not a non-negative whole number of bytes`;
-    case 'integer':
-      return Number.isSafeInteger(value) ? undefined : `${shown} is not a whole number`;
-    case 'datetime':
-      return typeof value === 'string' && parseTimestamp(value, false) !== undefined ? undefined : `${shown} is not an RFC 3339 timestamp`;
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : `${shown} is not true or false`;
-  }
 }
 
 function article(word: string): string {
   return `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
 }
 
-/** Check 3. */
+/** Check 3: every declared dimension on every entry, then the forms of every entry's fields. */
 export function checkDimensions(context: TrialContext): string {
   const entries = requireEntries(context);
   const { description } = requireConnector(context);
-  const problems: string[] = [];
+  const problems: FormProblem[] = [];
   const broken = new Set<string>();
   for (const [name, dimension] of Object.entries(description.dimensions)) {
     for (const entry of entries) {
-      const problem = typeProblem(rawValue(entry, dimension.from), dimension);
+      const problem = dimensionProblem(entry, dimension);
       if (problem === undefined) continue;
       broken.add(name);
-      problems.push(`${describeValue(entry.path)}: ${name} (${dimension.from}) ${problem}`);
+      problems.push({ section: problem.section, text: `${describeValue(entry.path)}: ${name} (${dimension.from}) ${problem.text}` });
     }
   }
   const names = Object.keys(description.dimensions);
-  ensure(problems.length === 0, () => ({
+  ensureAt(problems[0]?.section ?? DOC_SECTIONS.dimensionValues, problems.length === 0, () => ({
     expected: `every listed entry carries ${names.map((name) => `${name} (${description.dimensions[name]!.type} from ${description.dimensions[name]!.from})`).join(', ')}`,
-    actual: listProblems(problems),
-    fix: [...broken].map((name) => `set ${description.dimensions[name]!.from} on every entry as ${article(description.dimensions[name]!.type)}${description.dimensions[name]!.type === 'enum' ? ' from its values' : ''}, or drop ${name} from dimensions`).join('; '),
+    actual: listProblems(problems.map((problem) => problem.text)),
+    fix: [...broken]
+      .map((name) => {
+        const dimension = description.dimensions[name]!;
+        const open = dimension.type === 'enum' ? ' (a host whose set of values can grow needs type "string")' : '';
+        const optional = dimension.from.startsWith('extra.') && dimension.ordering !== true ? ' (null where an object has none)' : '';
+        return `set ${dimension.from} on every entry as ${article(dimension.type)}${dimension.type === 'enum' ? ' from its values' : ''}${optional}${open}, or drop ${name} from dimensions`;
+      })
+      .join('; '),
   }));
-  return `${names.length} dimension${names.length === 1 ? '' : 's'} present and typed on all ${entries.length} entries`;
+  const forms = entries.flatMap((entry) => entryFormProblems(entry).map((problem) => ({ section: problem.section, text: `${describeValue(entry.path)}: ${problem.text}` })));
+  ensureAt(forms[0]?.section ?? DOC_SECTIONS.entryFields, forms.length === 0, () => ({
+    expected: 'every listed entry\'s fields have their documented forms (mtime in UTC, nativeHash "<algorithm>:<digest>", extra plain JSON, envelope identities "scheme:value", text fields within 4,096 characters)',
+    actual: listProblems(forms.map((problem) => problem.text)),
+    fix: 'build every Entry in one function: new Date(x).toISOString() for times, JSON values in extra, "mailto:"/"<kind>:" identities',
+  }));
+  return `${names.length} dimension${names.length === 1 ? '' : 's'} present and typed on all ${entries.length} entries; their fields well formed`;
 }
 
-const COMPARED_FIELDS = ['size', 'mtime', 'etag', 'mime', 'nativeId', 'nativeHash'] as const;
+const COMPARED_FIELDS = ['size', 'mtime', 'etag', 'mime', 'nativeId', 'nativeHash', 'envelope'] as const;
+
+function timeOf(value: unknown): number | undefined {
+  return typeof value === 'string' ? parseTimestamp(value, false) : undefined;
+}
 
 function sameValue(field: string, a: unknown, b: unknown): boolean {
   if (field === 'mtime' && typeof a === 'string' && typeof b === 'string') return timeOf(a) !== undefined && timeOf(a) === timeOf(b);
@@ -229,7 +298,7 @@ export async function checkStat(context: TrialContext): Promise<string> {
     }
     problems.push(...mismatches.map((mismatch) => `${describeValue(listed.path)}: ${mismatch}`));
   }
-  ensure(problems.length === 0, () => ({
+  ensureAt(DOC_SECTIONS.entryFields, problems.length === 0, () => ({
     expected: 'stat(path) reports every field the listing reports for that object, with the same value',
     actual: listProblems(problems),
     fix: 'build list and stat entries with one function from the same host fields; a field only one of them can know belongs in neither, or in both',
@@ -240,6 +309,7 @@ export async function checkStat(context: TrialContext): Promise<string> {
 /** Why `path` is not in canonical form, or undefined. */
 function canonicalProblem(path: string): string | undefined {
   if (typeof path !== 'string' || path === '') return `${describeValue(path)} is not a non-empty path`;
+  if (path.length > MAX_ENTRY_PATH_LENGTH) return `a path of ${path.length} characters is longer than ${MAX_ENTRY_PATH_LENGTH}`;
   try {
     const canonical = parsePath(path, HOST_PATH).path;
     return canonical === path ? undefined : `${describeValue(path)} is not canonical; it is spelled ${describeValue(canonical)}`;
@@ -248,22 +318,45 @@ function canonicalProblem(path: string): string | undefined {
   }
 }
 
+/** Paths that name an object and, with a `/` after them, a folder of other objects. */
+function objectsThatAreFolders(entries: readonly Entry[]): string[] {
+  const sorted = entries.map((entry) => entry.path).sort();
+  const found: string[] = [];
+  for (let index = 0; index + 1 < sorted.length; index += 1) {
+    const path = sorted[index]!;
+    // Everything under `path/` sorts right after `path`, apart from names that continue it with a character below "/".
+    for (let next = index + 1; next < sorted.length && sorted[next]!.startsWith(path); next += 1) {
+      if (sorted[next]!.startsWith(`${path}/`)) {
+        found.push(`${describeValue(path)} is an object and the folder of ${describeValue(sorted[next])}`);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 /** Check 6. */
 export async function checkCanonical(context: TrialContext): Promise<string> {
   const entries = requireEntries(context);
   const { connector, description } = requireConnector(context);
   const problems = entries.map((entry) => canonicalProblem(entry.path)).filter((problem): problem is string => problem !== undefined);
-  ensure(problems.length === 0, () => ({
-    expected: 'every listed path is canonical: "/"-separated segments, each percent-encoded (only A–Z a–z 0–9 - . _ ~ literal, uppercase escapes), no empty, "." or ".." segment, no leading or trailing "/"',
+  ensureAt(DOC_SECTIONS.identityPaths, problems.length === 0, () => ({
+    expected: 'every listed path is canonical: "/"-separated segments, each percent-encoded (only A–Z a–z 0–9 - . _ ~ literal, uppercase escapes), no empty, "." or ".." segment, no leading or trailing "/", at most 4,096 characters',
     actual: listProblems(problems),
-    fix: 'build each path as segments.map(encodeURIComponent-then-escape !\'()*).join("/"), from the host\'s names (or use the host\'s stable native id as the path)',
+    fix: 'build each path as segments.map(encodeURIComponent-then-escape !\'()*).join("/"), from the host\'s names exactly (no Unicode normalisation), or use the host\'s stable native id as the path',
+  }));
+  const folders = objectsThatAreFolders(entries);
+  ensureAt(DOC_SECTIONS.identitySubObjects, folders.length === 0, () => ({
+    expected: 'a path names an object or a folder, never both',
+    actual: listProblems(folders),
+    fix: 'give an object with sub-objects a folder of its own: "T-12/ticket.md" beside "T-12/attachments/a.png", not "T-12" and "T-12/a.png"',
   }));
   const sample = sampleEntries(entries, SAMPLE_SIZE);
   const withStat = claims(description, 'stat');
   if (withStat) {
     for (const listed of sample) {
       const described = await call(`stat(${JSON.stringify(listed.path)})`, () => connector.stat(listed.path));
-      ensure(described !== null && described.path === listed.path, {
+      ensureAt(DOC_SECTIONS.identityPaths, described !== null && described.path === listed.path, {
         expected: `stat(${JSON.stringify(listed.path)}) describes the object under the same path`,
         actual: described === null ? 'stat returned null' : `stat reports path ${describeValue(described.path)}`,
         fix: 'return the path exactly as list() spells it (one canonical form; encode in one place)',
@@ -276,7 +369,7 @@ export async function checkCanonical(context: TrialContext): Promise<string> {
   do {
     const current = cursor;
     const page = await call('list() again', () => connector.list(current === undefined ? {} : { cursor: current }));
-    ensurePage(page, 'list() again');
+    ensurePage(page, 'list() again', current);
     for (const entry of page.entries) relisted.set(entry.path, entry);
     cursor = page.cursor;
     pages += 1;
@@ -288,7 +381,7 @@ export async function checkCanonical(context: TrialContext): Promise<string> {
       const now = entry.nativeId === undefined ? undefined : byNativeId.get(entry.nativeId);
       return now === undefined ? `${describeValue(entry.path)} is not listed again` : `${describeValue(entry.path)} is listed again as ${describeValue(now)}`;
     });
-  ensure(missing.length === 0, () => ({
+  ensureAt(DOC_SECTIONS.identityPaths, missing.length === 0, () => ({
     expected: 'listing again gives the same path for the same object',
     actual: listProblems(missing),
     fix: 'derive the path from something stable (the host\'s name or id), never from the time, the page or the listing order',

@@ -8,8 +8,9 @@
  * must not be reported.
  */
 import type { Entry } from '@inseam/connector';
-import { describeValue, ensure, fail, skip } from '@neuralis/package-system/testing';
+import { describeValue, ensure, skip } from '@neuralis/package-system/testing';
 import { AFTER_INSTALL, call, claims, requireConnector, requireEntries, scratchPath, waitFor, type TrialContext } from '../context.js';
+import { DOC_SECTIONS, failAt } from '../docs.js';
 import { createScratch, requireWrites, writeSamples } from './writes.js';
 
 const DEFAULT_EVENT_WAIT_MS = 3000;
@@ -41,7 +42,7 @@ export async function checkNativeId(context: TrialContext): Promise<string> {
     skip('renaming a scratch object needs the host\'s own means (the Connector has no rename): run the install phase in a terminal, where the trial asks a person to rename it, or from code with the rename option');
   }
   const { connector, description } = requireConnector(context);
-  const sample = writeSamples(writes.mimes).find((item) => item.sample !== undefined)?.sample;
+  const sample = writeSamples(writes.mimes, context.options.samples ?? []).find((item) => item.sample !== undefined)?.sample;
   if (sample === undefined) skip('no declared type has a built-in sample, so no scratch object can be made');
   const from = scratchPath(context, `rename-a.${sample.extension}`);
   const to = scratchPath(context, `rename-b.${sample.extension}`);
@@ -69,7 +70,8 @@ export async function checkNativeId(context: TrialContext): Promise<string> {
     return `the rename of ${from} to ${to} was emitted as a move event`;
   }
   const seen = after === null ? (claims(description, 'stat') ? 'stat of the new path is null' : 'stat is not claimed') : `stat of the new path reports nativeId ${describeValue(after.nativeId)}`;
-  return fail(
+  return failAt(
+    DOC_SECTIONS.identityNativeId,
     `after renaming ${JSON.stringify(from)} (nativeId ${describeValue(nativeId)}) to ${JSON.stringify(to)}, the object keeps its nativeId, or watch emits a move from the old path to the new`,
     `${seen}; ${context.watch === undefined ? 'watch is not claimed' : `no move event in ${wait} ms`}`,
     'report as nativeId the host\'s own id for the object (one a rename keeps), not one derived from its name or path; or, without such an id, emit { type: "move", from, path } from watch',

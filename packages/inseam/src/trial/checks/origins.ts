@@ -1,6 +1,7 @@
 /** Check 11: the connector used only its declared origins, and the gate refused nothing. */
-import { listProblems, skip, fail } from '@neuralis/package-system/testing';
+import { listProblems, skip } from '@neuralis/package-system/testing';
 import type { TrialContext } from '../context.js';
+import { DOC_SECTIONS, failAt, type DocSection } from '../docs.js';
 import type { TrialRefusal } from '../types.js';
 
 const REASON_TEXT: Readonly<Record<string, string>> = {
@@ -27,6 +28,13 @@ function fixFor(refusals: readonly TrialRefusal[]): string {
   return [...fixes].join('; ');
 }
 
+/** The reference section for the first refusal: origins, audit mode, or gate refusals in general. */
+function sectionFor(refusal: TrialRefusal): DocSection {
+  if (refusal.reason === 'origin_not_declared' || refusal.reason === 'address_forbidden') return DOC_SECTIONS.origins;
+  if (refusal.reason === 'write_in_audit_mode') return DOC_SECTIONS.auditMode;
+  return DOC_SECTIONS.gateRefusals;
+}
+
 /** Check 11. */
 export function checkOrigins(context: TrialContext): string {
   const egress = context.egress;
@@ -34,7 +42,8 @@ export function checkOrigins(context: TrialContext): string {
   const refusals = egress.refusals();
   if (refusals.length > 0) {
     const unique = [...new Map(refusals.map((refusal) => [`${refusal.method} ${refusal.origin} ${refusal.reason}`, refusal])).values()];
-    fail(
+    failAt(
+      sectionFor(unique[0]!),
       'every request goes to a declared origin, and only the trial\'s own writes write',
       `the gate refused ${listProblems(unique.map(refusalText))}`,
       fixFor(unique),

@@ -4,11 +4,14 @@
  * inside a wrapping createConnector, with `base` (the example's connector), `connector` (a copy
  * whose members the patch replaces) and `config` in scope.
  */
+import type { DocSection } from '../../docs.js';
 import type { TrialCheckId, TrialPhase } from '../../types.js';
 
 export interface BrokenConnector {
   readonly name: string;
   readonly breaks: TrialCheckId;
+  /** The section of docs/connectors/authoring.md the failure links. */
+  readonly section: DocSection;
   /** What is wrong, as an author would make the mistake. */
   readonly fault: string;
   /** The phases in which the broken check runs (9 and 10 need the install phase's writes). */
@@ -22,6 +25,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'two-ordering-dimensions',
     breaks: 1,
+    section: 'dimensions-ordering',
     fault: 'marks a second dimension ordering: true',
     phases: BOTH,
     patch: `connector.describe = () => {
@@ -33,6 +37,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'cursor-restarts',
     breaks: 2,
+    section: 'listing-cursors',
     fault: 'ignores the cursor, so every page is the first page again',
     phases: BOTH,
     patch: `connector.list = (options = {}) => base.list({ ...options, cursor: undefined });`,
@@ -40,6 +45,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'newest-ignored',
     breaks: 2,
+    section: 'listing-order',
     fault: 'accepts order "newest" but lists in path order',
     phases: BOTH,
     patch: `connector.list = (options = {}) => base.list({ ...options, order: undefined });`,
@@ -47,6 +53,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'dimension-wrong-type',
     breaks: 3,
+    section: 'dimensions-enums',
     fault: 'declares starred as an enum of "yes"/"no" but reports booleans',
     phases: BOTH,
     patch: `connector.describe = () => {
@@ -58,16 +65,18 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'stat-mtime-drift',
     breaks: 4,
-    fault: 'stat reports the modification time an hour later than the listing',
+    section: 'entries-field-forms',
+    fault: 'stat reports the modification time of older objects an hour later than the listing',
     phases: BOTH,
     patch: `connector.stat = async (path) => {
       const entry = await base.stat(path);
-      return entry === null ? null : { ...entry, mtime: new Date(Date.parse(entry.mtime) + 3600000).toISOString() };
+      return entry === null || path.startsWith('scratch/') ? entry : { ...entry, mtime: new Date(Date.parse(entry.mtime) + 3600000).toISOString() };
     };`,
   },
   {
     name: 'range-ignored',
     breaks: 5,
+    section: 'reading-ranges',
     fault: 'ignores the range and streams the whole object',
     phases: BOTH,
     patch: `connector.read = (path) => base.read(path);`,
@@ -75,6 +84,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'stat-decoded-path',
     breaks: 6,
+    section: 'identity-paths',
     fault: 'stat spells the path decoded ("notes/meeting notes.txt") where list encodes it',
     phases: BOTH,
     patch: `connector.stat = async (path) => {
@@ -85,6 +95,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'scope-undeclared-dimension',
     breaks: 7,
+    section: 'default-scope',
     fault: 'defaultScope filters on a dimension "folder" it never declares',
     phases: BOTH,
     patch: `connector.describe = () => {
@@ -96,6 +107,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'move-without-from',
     breaks: 8,
+    section: 'change-events',
     fault: 'watch emits a move event without from',
     phases: BOTH,
     patch: `connector.watch = async (emit) => {
@@ -107,6 +119,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'path-derived-native-id',
     breaks: 9,
+    section: 'identity-nativeid',
     fault: 'derives nativeId from the path, so a rename changes it, and reports renames as delete + put',
     phases: ['install'],
     patch: `const tag = (entry) => (entry === null ? null : { ...entry, nativeId: 'p:' + entry.path });
@@ -125,6 +138,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'if-match-ignored',
     breaks: 10,
+    section: 'writing-etags',
     fault: 'drops ifMatch, so a replace with a stale etag overwrites newer bytes',
     phases: ['install'],
     patch: `connector.write = (path, body) => base.write(path, body, {});`,
@@ -132,6 +146,7 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'undeclared-origin-beacon',
     breaks: 11,
+    section: 'origins',
     fault: 'sends a usage beacon to an origin it does not declare (and ignores the failure)',
     phases: BOTH,
     patch: `connector.list = async (options) => {
@@ -142,11 +157,109 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'writes-while-listing',
     breaks: 11,
+    section: 'audit-mode',
     fault: 'marks the listing as synced with a PUT while listing (a write outside write())',
     phases: BOTH,
     patch: `connector.list = async (options) => {
       try { await fetch(new URL('/api/v1/files/content?path=sync-marker', config.baseUrl).href, { method: 'PUT', body: 'listed' }); } catch { /* ignored */ }
       return base.list(options);
+    };`,
+  },
+  {
+    name: 'present-unknown-field',
+    breaks: 1,
+    section: 'auth-present-templates',
+    fault: 'presents {{api_token}}, a field it never declares (the field is "token")',
+    phases: BOTH,
+    patch: `connector.describe = () => {
+      const description = base.describe();
+      description.auth.present = [{ in: 'header', name: 'Authorization', value: 'Bearer {{api_token}}' }];
+      return description;
+    };`,
+  },
+  {
+    name: 'since-exclusive',
+    breaks: 2,
+    section: 'listing-since',
+    fault: 'treats since as exclusive, leaving out the entries changed exactly then',
+    phases: BOTH,
+    patch: `connector.list = (options = {}) => base.list(options.since === undefined ? options : { ...options, since: new Date(Date.parse(options.since) + 1).toISOString() });`,
+  },
+  {
+    name: 'prefix-ignored',
+    breaks: 2,
+    section: 'listing-prefix',
+    fault: 'ignores prefix and lists everything',
+    phases: BOTH,
+    patch: `connector.list = (options = {}) => base.list({ ...options, prefix: undefined });`,
+  },
+  {
+    name: 'mtime-with-offset',
+    breaks: 3,
+    section: 'dimensions-value-formats',
+    fault: 'lists times with a +02:00 offset instead of UTC',
+    phases: BOTH,
+    patch: `const local = (entry) => ({ ...entry, mtime: new Date(Date.parse(entry.mtime) + 7200000).toISOString().replace('Z', '+02:00') });
+    connector.list = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: page.entries.map(local) };
+    };`,
+  },
+  {
+    name: 'extra-too-large',
+    breaks: 3,
+    section: 'entries-extra',
+    fault: 'puts a 20,000-character preview of the content in extra',
+    phases: BOTH,
+    patch: `connector.list = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: page.entries.map((entry) => ({ ...entry, extra: { ...entry.extra, preview: 'x'.repeat(20000) } })) };
+    };`,
+  },
+  {
+    name: 'native-hash-of-something-else',
+    breaks: 5,
+    section: 'identity-nativehash',
+    fault: 'reports a sha256 nativeHash that is not the hash of the bytes read() streams',
+    phases: BOTH,
+    patch: `const hashed = (entry) => (entry === null ? null : { ...entry, nativeHash: 'sha256:' + '0'.repeat(64) });
+    connector.list = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: page.entries.map(hashed) };
+    };
+    connector.stat = async (path) => hashed(await base.stat(path));`,
+  },
+  {
+    name: 'event-decoded-path',
+    breaks: 8,
+    section: 'change-events',
+    fault: 'watch emits paths decoded ("notes/meeting notes.txt") where list encodes them',
+    phases: BOTH,
+    patch: `connector.watch = async (emit) => {
+      const stop = await base.watch(emit);
+      emit({ type: 'put', path: 'notes/meeting notes.txt' });
+      return stop;
+    };`,
+  },
+  {
+    name: 'write-result-stale-size',
+    breaks: 10,
+    section: 'writing-result',
+    fault: 'answers write() with a size one byte off what it stored',
+    phases: ['install'],
+    patch: `connector.write = async (path, body, options) => {
+      const entry = await base.write(path, body, options);
+      return { ...entry, size: entry.size + 1 };
+    };`,
+  },
+  {
+    name: 'delete-missing-succeeds',
+    breaks: 10,
+    section: 'writing-delete',
+    fault: 'answers a delete of a missing object with success',
+    phases: ['install'],
+    patch: `connector.delete = async (path) => {
+      try { await base.delete(path); } catch (error) { if (error.code !== 'not_found') throw error; }
     };`,
   },
 ];
