@@ -14,5 +14,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One throwaway PostgreSQL cluster serves every test file that needs one (each makes its own
+    // database or schema on it); without it each such file would start a cluster of its own.
+    globalSetup: ['packages/inseam/src/store/postgres/__fixtures__/global-setup.ts'],
   },
 });

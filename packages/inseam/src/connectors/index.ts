@@ -13,6 +13,6 @@ export type {
   ConnectorLifecycleOptions,
 } from './lifecycle.js';
 export { ModuleStore, moduleSha, SHA_PATTERN, MIN_SHA_PREFIX } from './module-store.js';
-export type { Submission, Installation } from './module-store.js';
+export type { Submission, Installation, ConnectorModuleStore } from './module-store.js';
 export { confirmationPhrase, checkConfirmation, CONFIRM_SHA_DIGITS } from './confirm.js';
 export { checkClosedSchema, inferConfigSchema } from './config-schema.js';

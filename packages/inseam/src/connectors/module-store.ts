@@ -1,5 +1,6 @@
 /**
- * Submitted connector modules, content-addressed on disk under `<dataDir>/connectors/`:
+ * Submitted connector modules. On the embedded platform, content-addressed on disk under
+ * `<dataDir>/connectors/` (on PostgreSQL, in the database: postgres-module-store.ts):
  *
  *   <sha>/module.js          the module's text, exactly as submitted (never changes)
  *   <sha>/submission.json    who submitted it, when, its name and config schema (never changes)
@@ -47,7 +48,56 @@ export function moduleSha(source: string): string {
   return createHash('sha256').update(source, 'utf8').digest('hex');
 }
 
-export class ModuleStore {
+/**
+ * Where submitted modules are kept: on disk in the data directory (ModuleStore, the embedded
+ * platform) or in the shared PostgreSQL database (PostgresModuleStore), so a worker on another
+ * machine loads the same module text. A module and its submission record never change once
+ * stored; trials are added, an installation written once its kind is installed.
+ */
+export interface ConnectorModuleStore {
+  /** Stores a module and its submission record unless stored already; answers the stored record. */
+  put(source: string, submission: Omit<Submission, 'sha' | 'bytes'>): Promise<{ readonly submission: Submission; readonly created: boolean }>;
+  /** The submission record, or null. Throws `invalid_argument` for a malformed sha. */
+  submission(sha: string): Promise<Submission | null>;
+  /** The module's text. Throws `not_found`, `invalid_argument` for a malformed sha. */
+  source(sha: string): Promise<string>;
+  addTrial(sha: string, trialId: string): Promise<void>;
+  trialIds(sha: string): Promise<string[]>;
+  installation(sha: string): Promise<Installation | null>;
+  install(record: Installation): Promise<void>;
+  /** Every submitted sha, sorted. */
+  list(): Promise<string[]>;
+  /**
+   * The full sha a person typed: all 64 hex digits, or a prefix of at least 8 that names exactly
+   * one submitted module. Throws `invalid_argument` (not hex, too short, ambiguous) or `not_found`.
+   */
+  resolve(text: string): Promise<string>;
+}
+
+/** `resolve` of ConnectorModuleStore, over a store's `submission` and `list`. */
+export async function resolveModuleSha(modules: Pick<ConnectorModuleStore, 'submission' | 'list'>, text: string): Promise<string> {
+  const given = typeof text === 'string' ? text.trim().toLowerCase() : '';
+  if (!/^[0-9a-f]+$/.test(given) || given.length > 64 || given.length < MIN_SHA_PREFIX) {
+    throw new InvalidArgumentError(`A connector is named by its module's SHA-256: 64 hex digits, or at least the first ${MIN_SHA_PREFIX} of them.`, { details: { argument: 'sha' } });
+  }
+  if (given.length === 64) {
+    if ((await modules.submission(given)) === null) throw notSubmitted(given);
+    return given;
+  }
+  const matches = (await modules.list()).filter((sha) => sha.startsWith(given));
+  if (matches.length === 0) throw notSubmitted(given);
+  if (matches.length > 1) throw new InvalidArgumentError(`"${given}" is the start of ${matches.length} submitted modules; give more of the sha.`, { details: { argument: 'sha' } });
+  return matches[0]!;
+}
+
+/** `sha`, when it is 64 lowercase hex digits. Throws `invalid_argument`. */
+export function checkSha(sha: string): string {
+  if (!SHA_PATTERN.test(sha)) throw new InvalidArgumentError('A connector sha is 64 lowercase hex digits.', { details: { argument: 'sha' } });
+  return sha;
+}
+
+/** The modules of a data directory, on disk (see the module comment). */
+export class ModuleStore implements ConnectorModuleStore {
   readonly #root: string;
 
   constructor(root: string) {
@@ -119,28 +169,12 @@ export class ModuleStore {
     return submitted;
   }
 
-  /**
-   * The full sha a person typed: all 64 hex digits, or a prefix of at least 8 that names exactly
-   * one submitted module. Throws `invalid_argument` (not hex, too short, ambiguous) or `not_found`.
-   */
-  async resolve(text: string): Promise<string> {
-    const given = typeof text === 'string' ? text.trim().toLowerCase() : '';
-    if (!/^[0-9a-f]+$/.test(given) || given.length > 64 || given.length < MIN_SHA_PREFIX) {
-      throw new InvalidArgumentError(`A connector is named by its module's SHA-256: 64 hex digits, or at least the first ${MIN_SHA_PREFIX} of them.`, { details: { argument: 'sha' } });
-    }
-    if (given.length === 64) {
-      if ((await this.submission(given)) === null) throw notSubmitted(given);
-      return given;
-    }
-    const matches = (await this.list()).filter((sha) => sha.startsWith(given));
-    if (matches.length === 0) throw notSubmitted(given);
-    if (matches.length > 1) throw new InvalidArgumentError(`"${given}" is the start of ${matches.length} submitted modules; give more of the sha.`, { details: { argument: 'sha' } });
-    return matches[0]!;
+  resolve(text: string): Promise<string> {
+    return resolveModuleSha(this, text);
   }
 
   #dir(sha: string): string {
-    if (!SHA_PATTERN.test(sha)) throw new InvalidArgumentError('A connector sha is 64 lowercase hex digits.', { details: { argument: 'sha' } });
-    return join(this.#root, sha);
+    return join(this.#root, checkSha(sha));
   }
 
   async #readJson<T>(sha: string, file: string): Promise<T | null> {
@@ -173,7 +207,8 @@ function code(error: unknown): unknown {
   return (error as { code?: unknown }).code;
 }
 
-function notSubmitted(sha: string): NotFoundError {
+/** The error for a sha no module was submitted under. */
+export function notSubmitted(sha: string): NotFoundError {
   return new NotFoundError(`No connector module with sha ${sha} was submitted; submit it first (POST /v1/connectors).`, { details: { sha } });
 }
 

@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, removeDir } from '../platform/__fixtures__/platforms.js';
+import { sqliteOf, tempDir, removeDir } from '../platform/__fixtures__/platforms.js';
 import { call, q, startApi, type Api } from './__fixtures__/api.js';
 import { hashToken } from './tokens.js';
 
@@ -38,7 +38,7 @@ describe('tokens', () => {
   });
 
   it('stores only the hash of a token', async () => {
-    const rows = api.platform.store.database.prepare('SELECT * FROM tokens').all() as Record<string, unknown>[];
+    const rows = sqliteOf(api.platform).prepare('SELECT * FROM tokens').all() as Record<string, unknown>[];
     const text = JSON.stringify(rows);
     for (const token of [api.admin, api.reader, api.agent]) {
       expect(text).not.toContain(token);

@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { callerOf } from '../fs/__fixtures__/fs-service.js';
 import { openPlatform } from '../platform/index.js';
-import { removeDir, tempDir } from '../platform/__fixtures__/platforms.js';
+import { removeDir, sqliteOf, tempDir } from '../platform/__fixtures__/platforms.js';
 import { errorCode, openMcpFixture, structured, textOf, type McpFixture } from './__fixtures__/mcp-fixture.js';
 import { McpHost } from './host.js';
 import { FsService } from '../fs/index.js';
@@ -122,7 +122,7 @@ describe('outbound MCP connectors', () => {
     expect(JSON.stringify(listed)).not.toContain('sealed:');
     const stored = await fixture.host.outbound.store.get('home', 'remote');
     expect(stored).toMatchObject({ transport: 'streamable-http', headerNames: ['Authorization'] });
-    expect(JSON.stringify(fixture.platform.store.database.prepare('SELECT * FROM mcp_outbound').all())).not.toContain(SECRET);
+    expect(JSON.stringify(sqliteOf(fixture.platform).prepare('SELECT * FROM mcp_outbound').all())).not.toContain(SECRET);
   });
 
   it('connect on demand over streamable-http with the sealed header', async () => {

@@ -107,7 +107,7 @@ export class McpHost {
     const tools = new HostedTools();
     const lifecycle = deps.connectors ?? new ConnectorLifecycle(platform, options.trialCheckTimeoutMs === undefined ? {} : { checkTimeoutMs: options.trialCheckTimeoutMs });
     const connectorTools = new ConnectorTools(lifecycle, platform, options.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: options.allowPrivateOrigins });
-    const outbound = new OutboundConnectors({ store: OutboundMcpStore.open(platform.store.database, platform.credentialStore), loader: platform.loader, ...options.outbound, clientInfo: SERVER_INFO });
+    const outbound = new OutboundConnectors({ store: await OutboundMcpStore.open(platform.store, platform.credentialStore), loader: platform.loader, ...options.outbound, clientInfo: SERVER_INFO });
     tools.add([...FILE_TOOLS, ...EXEC_TOOLS, ...connectorTools.tools(), ...outboundTools(outbound)]);
     for (const set of await packageToolSets(platform.loader, options.hostedPackages ?? [])) {
       tools.add(set.tools, { packageId: set.packageId, ...(set.network === undefined ? {} : { network: set.network }) });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isConnectorError } from '@neuralis/package-system/contracts';
-import { openTestPlatform, removeDir, storeSnapshot, tempDir, writeFiles } from '../platform/__fixtures__/platforms.js';
+import { openTestPlatform, removeDir, sqliteOf, storeSnapshot, tempDir, writeFiles } from '../platform/__fixtures__/platforms.js';
 import type { Platform } from '../platform/index.js';
 import type { AddHostInput } from './service.js';
 
@@ -175,7 +175,7 @@ describe('credentials', () => {
     const shown = JSON.stringify([view, await platform.networks.showHost({ network: 'home', host: 'archive' }), await platform.networks.listHosts('home')]);
     expect(shown).not.toContain(secret);
     expect(shown).not.toContain('AKIDEXAMPLE');
-    const sealed = platform.store.database.prepare("SELECT sealed FROM credential_records WHERE id = 'host/archive'").get() as { sealed: Buffer };
+    const sealed = sqliteOf(platform).prepare("SELECT sealed FROM credential_records WHERE id = 'host/archive'").get() as { sealed: Buffer };
     expect(sealed.sealed.toString('latin1')).not.toContain(secret);
     expect(await platform.credentials.source({ scope: { network: 'home', owner: 'project' }, host: 'archive' }, { acquire: { type: 'static' }, present: [], origins: [], fields: [{ name: 'secretAccessKey', label: 's', secret: true }] }).fields()).toEqual({ secretAccessKey: secret });
   });
@@ -206,7 +206,7 @@ describe('removeHost', () => {
     expect((await platform.search.search('bravo', { network: 'home', hosts: ['gone'] })).hits).toHaveLength(1);
     await platform.networks.removeHost({ network: 'home', host: 'gone' });
     expect((await platform.search.search('bravo', { network: 'home' })).hits).toEqual([]);
-    const rows = platform.store.database.prepare("SELECT count(*) AS n FROM catalog_entries e WHERE NOT EXISTS (SELECT 1 FROM hosts h WHERE h.id = e.host_id)").get() as { n: number };
+    const rows = sqliteOf(platform).prepare("SELECT count(*) AS n FROM catalog_entries e WHERE NOT EXISTS (SELECT 1 FROM hosts h WHERE h.id = e.host_id)").get() as { n: number };
     expect(rows.n).toBe(0);
     await expect(platform.networks.removeHost({ network: 'home', host: 'gone' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(platform.networks.showHost({ network: 'nowhere', host: 'gone' })).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('no network "nowhere"') });

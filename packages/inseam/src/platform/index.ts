@@ -1,6 +1,6 @@
 export { openPlatform, Platform } from './platform.js';
 export type { OpenPlatformOptions } from './platform.js';
-export { resolveDataDir, PlatformPaths, DATA_DIR_ENV } from './data-dir.js';
+export { resolveDataDir, resolveStoreUrl, PlatformPaths, DATA_DIR_ENV, DATABASE_URL_ENV } from './data-dir.js';
 export type { PlatformEnv } from './data-dir.js';
 export { HostKinds, hostCredentialRef, FALLBACK_PERMISSIONS } from './host-kinds.js';
 export type { HostKindMetadata, HostDraft, OpenableHost, SandboxedKindSpec, HostKindsOptions } from './host-kinds.js';

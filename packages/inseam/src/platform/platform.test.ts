@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { schemaVersions } from '../store/index.js';
-import { openTestPlatform, removeDir, tempDir, writeFiles } from './__fixtures__/platforms.js';
+import { openTestPlatform, removeDir, sqliteOf, tempDir, writeFiles } from './__fixtures__/platforms.js';
 import { openPlatform, type Platform } from './platform.js';
 
 let dataDir: string;
@@ -47,7 +47,7 @@ describe('openPlatform', () => {
       ['@inseam/connector-local', 'first-party'],
       ['test.seeds', 'trusted'],
     ]);
-    expect(Object.fromEntries(schemaVersions(platform.store.database))).toMatchObject({ network: 2, catalog: 1, credentials: 1 });
+    expect(Object.fromEntries(schemaVersions(sqliteOf(platform)))).toMatchObject({ network: 2, catalog: 1, credentials: 1 });
   });
 
   it('keeps networks, hosts, credentials and the catalog across a close and an open', async () => {

@@ -5,6 +5,20 @@ export type { SqliteDatabase, OpenDatabaseOptions } from './sqlite/database.js';
 export { migrate, schemaVersions } from './sqlite/migrations.js';
 export type { Migration, SchemaComponent } from './sqlite/migrations.js';
 export { STORE_SCHEMA } from './sqlite/schema.js';
+export { PostgresStore } from './postgres/store.js';
+export type { PostgresStoreOptions, PostgresStoreTransaction } from './postgres/store.js';
+export {
+  Db as PostgresDb,
+  attempt as attemptPostgres,
+  createPool as createPostgresPool,
+  isPostgresUrl,
+  storeError as postgresStoreError,
+} from './postgres/database.js';
+export type { PostgresPoolOptions } from './postgres/database.js';
+export { migrate as migratePostgres, schemaVersions as postgresSchemaVersions, MIGRATION_LOCK_KEY } from './postgres/migrations.js';
+export { POSTGRES_STORE_SCHEMA } from './postgres/schema.js';
+export { openStore } from './open.js';
+export type { OpenStoreOptions, PlatformStore } from './open.js';
 export { CONTENT_STATES, CRAWL_MODES, CRAWL_RUN_STATES, ZERO_COUNTERS } from './types.js';
 export type {
   HostRef,

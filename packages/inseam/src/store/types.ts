@@ -1,7 +1,8 @@
 /**
- * The one store interface of the platform. The embedded SQLite store (sqlite/) implements it
- * today; a PostgreSQL store implements the same interface later, so every method is asynchronous
- * even where SQLite answers synchronously, and no caller above this layer writes SQL.
+ * The one store interface of the platform, implemented by the embedded SQLite store (sqlite/) and
+ * the PostgreSQL store (postgres/), and checked for both by one conformance suite (conformance/).
+ * Every method is asynchronous even where SQLite answers synchronously, and no caller above this
+ * layer writes SQL.
  *
  * Conventions shared by every part:
  * - Times are milliseconds since the epoch (`number`).
@@ -10,7 +11,8 @@
  * - JSON columns the catalog writes on its hot path (`dimensions`, `extra`, `envelope`) cross this
  *   interface as JSON text, so neither side parses a row it only passes through.
  * - Every method rejects with `unavailable` when the database cannot be read or written
- *   (`details.sqlite` names the driver's code), and never puts stored content in an error.
+ *   (`details.sqlite` or `details.postgres` names the driver's code: SQLITE_BUSY, a SQLSTATE, a
+ *   socket error, or `closed`), and never puts stored content in an error.
  */
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
@@ -373,7 +375,10 @@ export interface SearchHit {
   readonly entryId: number;
   readonly host: HostRef;
   readonly path: string;
-  /** Lower is better (bm25, negated as SQLite reports it); comparable only within one search. */
+  /**
+   * Lower is better (SQLite: bm25, negated as SQLite reports it; PostgreSQL: the same form without
+   * inverse document frequency, see docs/store.md); comparable only within one search.
+   */
   readonly score: number;
   /** A short excerpt around the best match, plain text. */
   readonly snippet: string;

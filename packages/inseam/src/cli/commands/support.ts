@@ -1,6 +1,7 @@
 /**
- * What the platform commands share: the global `--data` option, opening the platform around a
- * command (with the installed connectors registered) and closing it, reading JSON arguments, naming hosts and addresses, and printing.
+ * What the platform commands share: the global `--data` and `--store` options, opening the
+ * platform around a command (with the installed connectors registered) and closing it, reading
+ * JSON arguments, naming hosts and addresses, and printing.
  */
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -9,27 +10,36 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, InvalidConfigError, NotFoundError } from '@neuralis/package-system/contracts';
 import { checkHostSlug, checkNetworkSlug, parseAddress, type Address } from '../../address/index.js';
 import { ConnectorLifecycle } from '../../connectors/index.js';
-import { openPlatform, type Platform } from '../../platform/index.js';
+import { openPlatform, type OpenPlatformOptions, type Platform } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import type { CliIo } from '../program.js';
 
 /** The variable naming the network short addresses are read in, when `--network` is not given. */
 export const NETWORK_ENV = 'INSEAM_NETWORK';
 
-/** `--data <dir>` on the program: the data directory every platform command works on. */
+/**
+ * `--data <dir>` and `--store <url>` on the program: the data directory every platform command
+ * works on, and the store it keeps its state in.
+ */
 export function registerDataOption(program: Command): void {
   program.option('--data <dir>', 'the inseam data directory (default: $INSEAM_DATA_DIR, else $XDG_DATA_HOME/inseam, else ~/.local/share/inseam)');
+  program.option('--store <url>', 'the store: a postgres://user:password@host/database URL shared by several processes (default: $INSEAM_DATABASE_URL, else the embedded SQLite file in the data directory)');
+}
+
+/** The openPlatform options the global `--data` and `--store` and the environment give. */
+export function platformOptions(command: Command, io: CliIo): OpenPlatformOptions {
+  const { data, store } = command.optsWithGlobals() as { data?: string; store?: string };
+  return { ...(data === undefined ? {} : { dataDir: data }), ...(store === undefined ? {} : { storeUrl: store }), env: io.env };
 }
 
 /**
- * Opens the platform named by `--data` and the environment, registers the sandboxed connectors
- * installed earlier (so hosts of their kinds work in every command), runs `work` with the platform
+ * Opens the platform named by `--data`, `--store` and the environment, registers the sandboxed
+ * connectors installed earlier (so hosts of their kinds work in every command), runs `work` with the platform
  * and that connector lifecycle, and always closes the platform. A module that cannot be registered
  * again is reported on stderr, not thrown: the command goes on, only hosts of that kind fail.
  */
 export async function withPlatform<T>(command: Command, io: CliIo, work: (platform: Platform, connectors: ConnectorLifecycle) => Promise<T>): Promise<T> {
-  const data = (command.optsWithGlobals() as { data?: string }).data;
-  const platform = await openPlatform({ ...(data === undefined ? {} : { dataDir: data }), env: io.env });
+  const platform = await openPlatform(platformOptions(command, io));
   try {
     const connectors = new ConnectorLifecycle(platform);
     for (const failure of (await connectors.restore()).failed) {

@@ -3,39 +3,17 @@
  * — `stdio` (a command it starts) or `streamable-http` (a URL). In-process MCP connectors are
  * inbound (their tools are served through the hosted-tools path) and are never stored here.
  *
- * Definitions live in the platform database (`mcp_outbound`, schema component `mcp`), deleted
- * with their network. Secret values — a stdio server's environment, an HTTP server's headers —
+ * Definitions live in the platform store's database, SQLite or PostgreSQL (`mcp_outbound`, schema
+ * component `mcp`, see rows.ts), deleted with their network. Secret values — a stdio server's environment, an HTTP server's headers —
  * are sealed in the credential store (`mcp-outbound:<id>` in the network's project scope); the
  * definition keeps only their names, so no listing or error can show one.
  */
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, UnavailableError, isConnectorError, type McpTransport } from '@neuralis/package-system/contracts';
 import { projectScope, type CredentialStore } from '../../credentials/index.js';
-import { migrate, type Migration, type SqliteDatabase } from '../../store/index.js';
+import { PostgresStore, type PlatformStore } from '../../store/index.js';
+import { openOutboundRows, type OutboundRow, type OutboundRows } from './rows.js';
 
-export const OUTBOUND_SCHEMA_COMPONENT = 'mcp';
-
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE mcp_outbound (
-        network_id   INTEGER NOT NULL REFERENCES networks(id) ON DELETE CASCADE,
-        id           TEXT    NOT NULL,
-        name         TEXT    NOT NULL,
-        transport    TEXT    NOT NULL CHECK (transport IN ('stdio', 'streamable-http')),
-        url          TEXT,
-        command      TEXT,
-        args         TEXT    NOT NULL,
-        env_names    TEXT    NOT NULL,
-        header_names TEXT    NOT NULL,
-        origin       TEXT,
-        created_at   INTEGER NOT NULL,
-        updated_at   INTEGER NOT NULL,
-        PRIMARY KEY (network_id, id)
-      ) WITHOUT ROWID;
-    `,
-  },
-];
+export { OUTBOUND_SCHEMA_COMPONENT } from './rows.js';
 
 export type OutboundTransport = Exclude<McpTransport, 'in-process'>;
 
@@ -78,44 +56,28 @@ export interface OutboundSecrets {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-interface Row {
-  readonly network: string;
-  readonly id: string;
-  readonly name: string;
-  readonly transport: OutboundTransport;
-  readonly url: string | null;
-  readonly command: string | null;
-  readonly args: string;
-  readonly env_names: string;
-  readonly header_names: string;
-  readonly origin: string | null;
-  readonly created_at: number;
-  readonly updated_at: number;
-}
-
 const ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,255}$/;
-const SELECT = `SELECT n.slug AS network, o.id, o.name, o.transport, o.url, o.command, o.args, o.env_names, o.header_names, o.origin, o.created_at, o.updated_at
-  FROM mcp_outbound o JOIN networks n ON n.id = o.network_id`;
 
 export class OutboundMcpStore {
-  readonly #db: SqliteDatabase;
+  readonly #rows: OutboundRows;
   readonly #credentials: CredentialStore;
 
-  private constructor(db: SqliteDatabase, credentials: CredentialStore) {
-    this.#db = db;
+  private constructor(rows: OutboundRows, credentials: CredentialStore) {
+    this.#rows = rows;
     this.#credentials = credentials;
   }
 
-  /** Opens the store on the platform's database (applying its migrations). Throws `unavailable`, `invalid_config` (schema too new). */
-  static open(db: SqliteDatabase, credentials: CredentialStore): OutboundMcpStore {
+  /** Opens the store in the platform store's database (applying its migrations). Throws `unavailable`, `invalid_config` (schema too new). */
+  static async open(store: PlatformStore, credentials: CredentialStore): Promise<OutboundMcpStore> {
+    let rows: OutboundRows;
     try {
-      migrate(db, [{ component: OUTBOUND_SCHEMA_COMPONENT, migrations: MIGRATIONS }]);
+      rows = await openOutboundRows(store);
     } catch (error) {
-      throw storeError(error);
+      throw storeError(error, store instanceof PostgresStore ? 'postgres' : 'sqlite');
     }
-    return new OutboundMcpStore(db, credentials);
+    return new OutboundMcpStore(rows, credentials);
   }
 
   /**
@@ -128,40 +90,55 @@ export class OutboundMcpStore {
     const checked = checkInput(input);
     const origin = options.origin ?? null;
     const now = Date.now();
-    const networkId = this.#networkId(network);
-    const existing = this.#row(networkId, checked.id);
+    const networkId = await this.#guarded(() => this.#rows.networkId(network));
+    if (networkId === undefined) throw new NotFoundError(`There is no network "${network}".`, { details: { network } });
+    const existing = await this.#guarded(() => this.#rows.existing(networkId, checked.id));
     if (existing !== undefined && !(options.replace === true && existing.origin === origin)) {
       throw new AlreadyExistsError(`Network "${network}" already has an outbound MCP server "${checked.id}".`, { details: { network, server: checked.id } });
     }
     await this.#credentials.put(projectScope(network), secretId(checked.id), { env: { ...checked.env }, headers: { ...checked.headers } });
-    this.#run(() =>
-      this.#db
-        .prepare(
-          `INSERT INTO mcp_outbound (network_id, id, name, transport, url, command, args, env_names, header_names, origin, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (network_id, id) DO UPDATE SET name = excluded.name, transport = excluded.transport, url = excluded.url, command = excluded.command,
-             args = excluded.args, env_names = excluded.env_names, header_names = excluded.header_names, updated_at = excluded.updated_at`,
-        )
-        .run(networkId, checked.id, checked.name, checked.transport, checked.url, checked.command, JSON.stringify(checked.args), JSON.stringify(Object.keys(checked.env)), JSON.stringify(Object.keys(checked.headers)), origin, existing?.created_at ?? now, now),
+    await this.#guarded(() =>
+      this.#rows.upsert({
+        networkId,
+        id: checked.id,
+        name: checked.name,
+        transport: checked.transport,
+        url: checked.url,
+        command: checked.command,
+        args: JSON.stringify(checked.args),
+        env_names: JSON.stringify(Object.keys(checked.env)),
+        header_names: JSON.stringify(Object.keys(checked.headers)),
+        origin,
+        created_at: existing?.created_at ?? now,
+        updated_at: now,
+      }),
     );
     return (await this.get(network, checked.id))!;
   }
 
   async get(network: string, id: string): Promise<OutboundServer | null> {
-    const row = this.#run(() => this.#db.prepare<[string, string], Row>(`${SELECT} WHERE n.slug = ? AND o.id = ?`).get(network, id));
+    const row = await this.#guarded(() => this.#rows.get(network, id));
     return row === undefined ? null : view(row);
   }
 
   /** The network's definitions, by id. */
   async list(network: string): Promise<OutboundServer[]> {
-    return this.#run(() => this.#db.prepare<[string], Row>(`${SELECT} WHERE n.slug = ? ORDER BY o.id`).all(network)).map(view);
+    return (await this.#guarded(() => this.#rows.list(network))).map(view);
   }
 
   /** Removes a definition and its secrets; false when there was none. */
   async remove(network: string, id: string): Promise<boolean> {
-    const removed = this.#run(() => this.#db.prepare('DELETE FROM mcp_outbound WHERE network_id = (SELECT id FROM networks WHERE slug = ?) AND id = ?').run(network, id).changes > 0);
+    const removed = await this.#guarded(() => this.#rows.remove(network, id));
     if (removed) await this.#credentials.delete(projectScope(network), secretId(id));
     return removed;
+  }
+
+  async #guarded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw storeError(error, this.#rows.backend);
+    }
   }
 
   /** The sealed values of a definition (empty when none were stored). */
@@ -169,25 +146,8 @@ export class OutboundMcpStore {
     const value = await this.#credentials.get(projectScope(network), secretId(id));
     return { env: stringRecord(value?.['env']), headers: stringRecord(value?.['headers']) };
   }
-
-  #networkId(network: string): number {
-    const row = this.#run(() => this.#db.prepare<[string], { id: number }>('SELECT id FROM networks WHERE slug = ?').get(network));
-    if (row === undefined) throw new NotFoundError(`There is no network "${network}".`, { details: { network } });
-    return row.id;
-  }
-
-  #row(networkId: number, id: string): Pick<Row, 'origin' | 'created_at'> | undefined {
-    return this.#run(() => this.#db.prepare<[number, string], Pick<Row, 'origin' | 'created_at'>>('SELECT origin, created_at FROM mcp_outbound WHERE network_id = ? AND id = ?').get(networkId, id));
-  }
-
-  #run<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      throw storeError(error);
-    }
-  }
 }
+
 
 interface CheckedInput {
   readonly id: string;
@@ -255,7 +215,7 @@ function secretId(id: string): string {
   return `mcp-outbound:${id}`;
 }
 
-function view(row: Row): OutboundServer {
+function view(row: OutboundRow): OutboundServer {
   return {
     network: row.network,
     id: row.id,
@@ -272,8 +232,9 @@ function view(row: Row): OutboundServer {
   };
 }
 
-function storeError(error: unknown): Error {
+/** `details` name the driver's code under the backend's name, as the platform store's errors do. */
+function storeError(error: unknown, backend: OutboundRows['backend']): Error {
   if (isConnectorError(error)) return error;
   const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
-  return new UnavailableError(`The outbound MCP server store could not be used (${code}); check the database file and retry.`, { details: { reason: 'store_unavailable', sqlite: code } });
+  return new UnavailableError(`The outbound MCP server store could not be used (${code}); check the database and retry.`, { details: { reason: 'store_unavailable', [backend]: code } });
 }

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SqliteStore, type SqliteDatabase } from '../../store/index.js';
 import { openPlatform, type OpenPlatformOptions, type Platform } from '../platform.js';
 
 /** A package declaring auto, discoverable, unregistered-kind and per-user sources (trusted). */
@@ -33,9 +34,15 @@ export async function writeFiles(root: string, files: Readonly<Record<string, st
   }
 }
 
+/** The SQLite connection of a platform on the embedded store (every test platform here). */
+export function sqliteOf(platform: Pick<Platform, 'store'>): SqliteDatabase {
+  if (!(platform.store instanceof SqliteStore)) throw new Error('This test reads the embedded SQLite store, and the platform runs on another.');
+  return platform.store.database;
+}
+
 /** Every row that adding a host could write: networks, hosts, credentials, catalog. */
 export function storeSnapshot(platform: Platform): unknown {
-  const db = platform.store.database;
+  const db = sqliteOf(platform);
   return {
     networks: db.prepare('SELECT * FROM networks ORDER BY id').all(),
     hosts: db.prepare('SELECT * FROM hosts ORDER BY id').all(),

@@ -93,8 +93,8 @@ interface RunRowDb {
 const STATE_COLUMNS = 'id, path, etag, native_hash, native_id, size, content_state, content_key, seen_run';
 const RUN_SELECT = `SELECT r.*, n.slug AS network, h.slug AS host FROM crawl_runs r JOIN hosts h ON h.id = r.host_id JOIN networks n ON n.id = h.network_id`;
 const UNFINISHED = `('running', 'paused', 'failed')`;
-const MAX_SEARCH_LIMIT = 100;
-const MAX_LIST_LIMIT = 1000;
+export const MAX_SEARCH_LIMIT = 100;
+export const MAX_LIST_LIMIT = 1000;
 
 // Whether a stored field differs from the incoming row; an update that changes nothing keeps
 // `updated_at`, so it says when the entry last changed rather than when it was last listed.
@@ -175,7 +175,7 @@ function toRun(row: RunRowDb): CrawlRunRecord {
 }
 
 /** The path as words for the index: percent-escapes decoded, so `a%20report.md` finds "report". */
-function searchablePath(path: string): string {
+export function searchablePath(path: string): string {
   try {
     return decodeURIComponent(path);
   } catch {
@@ -184,7 +184,7 @@ function searchablePath(path: string): string {
 }
 
 /** The smallest string above every string that starts with `prefix` (null: there is none). */
-function prefixEnd(prefix: string): string | null {
+export function prefixEnd(prefix: string): string | null {
   const points = Array.from(prefix);
   while (points.length > 0) {
     const last = points.pop()!.codePointAt(0)!;
@@ -196,7 +196,8 @@ function prefixEnd(prefix: string): string | null {
   return null;
 }
 
-function clampLimit(limit: number | undefined, fallback: number, max: number): number {
+/** `limit`, or `fallback` when absent, at most `max`. Throws `invalid_argument` unless it is a whole number of 1 or more. */
+export function clampLimit(limit: number | undefined, fallback: number, max: number): number {
   if (limit === undefined) return fallback;
   if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError(`limit must be a whole number from 1 to ${max}; it is ${String(limit)}.`);
   return Math.min(limit, max);

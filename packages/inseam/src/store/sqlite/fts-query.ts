@@ -15,25 +15,46 @@ const MAX_TERMS = 32;
 // A term the tokenizer would reduce to nothing (only punctuation) would match nothing at all.
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
-/** Throws `invalid_argument` when the text holds no searchable word or is too long. */
-export function ftsQuery(text: string): string {
+/**
+ * One term of a search: a word or a quoted phrase, taken literally. The store's tokenizer splits
+ * it into words, all of which must match in sequence; with `prefix`, the last one is a prefix.
+ */
+export interface SearchTerm {
+  readonly text: string;
+  readonly prefix: boolean;
+}
+
+/**
+ * The terms of a person's search text: words, "quoted phrases" and `word*` prefixes; terms with
+ * no letter or digit are dropped. Both stores read search text with it, so the same text means
+ * the same search on either. Throws `invalid_argument` when no term is left, or the text is too
+ * long or has too many terms.
+ */
+export function searchTerms(text: string): SearchTerm[] {
   if (typeof text !== 'string') throw new InvalidArgumentError('A search query must be a string.');
   if (text.length > MAX_QUERY_LENGTH) throw new InvalidArgumentError(`A search query is at most ${MAX_QUERY_LENGTH} characters; this one has ${text.length}.`);
-  const terms: string[] = [];
+  const terms: SearchTerm[] = [];
   for (const match of text.matchAll(/"([^"]*)"|(\S+)/g)) {
     const phrase = match[1];
     const word = match[2];
     if (phrase !== undefined) {
-      if (HAS_WORD.test(phrase)) terms.push(quote(phrase));
+      if (HAS_WORD.test(phrase)) terms.push({ text: phrase, prefix: false });
     } else if (word !== undefined) {
       const prefix = word.length > 1 && word.endsWith('*');
       const bare = prefix ? word.replace(/\*+$/, '') : word;
-      if (HAS_WORD.test(bare)) terms.push(prefix ? `${quote(bare)}*` : quote(bare));
+      if (HAS_WORD.test(bare)) terms.push({ text: bare, prefix });
     }
   }
   if (terms.length === 0) throw new InvalidArgumentError('The search query has no word to look for; give at least one word.', { details: { reason: 'empty_query' } });
   if (terms.length > MAX_TERMS) throw new InvalidArgumentError(`A search query has at most ${MAX_TERMS} terms; this one has ${terms.length}.`);
-  return terms.join(' ');
+  return terms;
+}
+
+/** Throws `invalid_argument` when the text holds no searchable word or is too long (see searchTerms). */
+export function ftsQuery(text: string): string {
+  return searchTerms(text)
+    .map((term) => (term.prefix ? `${quote(term.text)}*` : quote(term.text)))
+    .join(' ');
 }
 
 function quote(term: string): string {

@@ -40,12 +40,7 @@ export function migrate(db: SqliteDatabase, components: readonly SchemaComponent
     const known = migrations.length;
     db.transaction(() => {
       const applied = current.get(component)?.version ?? 0;
-      if (applied > known) {
-        throw new InvalidConfigError(
-          `The database's "${component}" schema is at version ${applied}, newer than this inseam understands (${known}); upgrade inseam.`,
-          { details: { reason: 'schema_too_new', component, version: applied } },
-        );
-      }
+      if (applied > known) throw schemaTooNew(component, applied, known);
       for (const migration of migrations.slice(applied)) {
         db.exec(migration.sql);
         record.run(component, migration.version, Date.now());
@@ -60,7 +55,15 @@ export function schemaVersions(db: SqliteDatabase): Map<string, number> {
   return new Map(rows.map((row) => [row.component, row.version]));
 }
 
-function checkSequence(component: string, migrations: readonly Migration[]): void {
+/** The error for a database whose `component` schema is at `applied`, newer than the `known` versions of this code. */
+export function schemaTooNew(component: string, applied: number, known: number): InvalidConfigError {
+  return new InvalidConfigError(`The database's "${component}" schema is at version ${applied}, newer than this inseam understands (${known}); upgrade inseam.`, {
+    details: { reason: 'schema_too_new', component, version: applied },
+  });
+}
+
+/** Throws `invalid_config` unless the versions of `migrations` run 1, 2, 3, … without gaps. */
+export function checkSequence(component: string, migrations: readonly Migration[]): void {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
       throw new InvalidConfigError(`Migration ${index + 1} of "${component}" is numbered ${migration.version}; versions run 1, 2, 3, … without gaps.`, {

@@ -1,0 +1,718 @@
+/**
+ * The store conformance suite: every behaviour of every part of the `Store` interface, registered
+ * as vitest tests against one implementation. Each implementation's test file is a few lines:
+ *
+ *   runStoreConformance('sqlite', async () => {
+ *     const path = await tempDatabase();
+ *     return { store: SqliteStore.open({ path }), another: async () => SqliteStore.open({ path }), cleanup: () => removeIt(path) };
+ *   });
+ *
+ * `open` is called before every test and must answer an empty, migrated store, with `another`,
+ * which opens a second handle on the same database (what another process sees), and `cleanup`,
+ * which runs after the test (the store may be closed by then).
+ *
+ * The assertions name behaviour only (results, error codes, what search finds); nothing here
+ * reads a backend's tables. Backend-specific facts (file modes, pragmas, locks) stay in that
+ * backend's own tests.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EntryPut, EntryRow, Store } from '../types.js';
+
+export interface ConformanceStore {
+  readonly store: Store;
+  /** Opens another handle on the same database: what a second process sees. */
+  readonly another: () => Promise<Store>;
+  readonly cleanup: () => Promise<void>;
+}
+
+const OWNER = 'test-owner';
+
+function row(path: string, fields: Partial<EntryRow> = {}): EntryRow {
+  return {
+    path,
+    size: 10,
+    mtime: '2024-01-01T00:00:00Z',
+    etag: `"${path}"`,
+    mime: null,
+    nativeHash: null,
+    nativeId: null,
+    decision: 'include',
+    dimensions: JSON.stringify({ path }),
+    extra: null,
+    envelope: null,
+    ...fields,
+  };
+}
+
+function indexed(text: string, key = 'k'): EntryPut['content'] {
+  return { state: 'indexed', key, text, bytes: Buffer.byteLength(text) };
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code: string }).code;
+  }
+  return 'resolved';
+}
+
+/** Registers the conformance tests of `open`'s store under `store conformance (<name>)`. */
+export function runStoreConformance(name: string, open: () => Promise<ConformanceStore>): void {
+  describe(`store conformance (${name})`, () => {
+    let opened: ConformanceStore;
+    let store: Store;
+
+    beforeEach(async () => {
+      opened = await open();
+      store = opened.store;
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await opened.cleanup();
+    });
+
+    async function homeHost(slug = 'notes', kind = 'local'): Promise<number> {
+      if ((await store.networks.get('home')) === null) await store.networks.create({ slug: 'home' });
+      return (await store.hosts.create('home', { slug, kind })).id;
+    }
+
+    async function paths(hostId: number): Promise<string[]> {
+      return (await store.catalog.listEntries(hostId, { limit: 1000 })).map((entry) => entry.path);
+    }
+
+    async function found(text: string): Promise<string[]> {
+      return (await store.catalog.search({ text })).map((hit) => hit.path);
+    }
+
+    describe('networks and hosts', () => {
+      it('creates, reads, updates and deletes networks, with typed errors', async () => {
+        const home = await store.networks.create({ slug: 'home', label: 'Home' }, 10);
+        expect(home).toMatchObject({ slug: 'home', label: 'Home', createdAt: 10, updatedAt: 10 });
+        expect(await codeOf(store.networks.create({ slug: 'home' }))).toBe('already_exists');
+        expect(await store.networks.create({ slug: 'alpha' }, 11)).toMatchObject({ slug: 'alpha', label: 'alpha' });
+        expect(await store.networks.update('home', { label: 'House' }, 20)).toMatchObject({ label: 'House', createdAt: 10, updatedAt: 20 });
+        expect(await codeOf(store.networks.update('nope', { label: 'x' }))).toBe('not_found');
+        expect((await store.networks.get('home'))?.label).toBe('House');
+        expect(await store.networks.get('nope')).toBeNull();
+        expect((await store.networks.list()).map((network) => network.slug)).toEqual(['alpha', 'home']);
+        expect(await store.networks.delete('home')).toBe(true);
+        expect(await store.networks.delete('home')).toBe(false);
+        expect((await store.networks.list()).map((network) => network.slug)).toEqual(['alpha']);
+      });
+
+      it('keeps every host field, patches only what is given and clears what is set to null', async () => {
+        await store.networks.create({ slug: 'home' });
+        const host = await store.hosts.create(
+          'home',
+          {
+            slug: 'notes',
+            kind: 'local',
+            config: { root: 'data', nested: { b: 1, a: [1, 'x'] } },
+            scope: { limits: { maxEntries: 5 } },
+            sync: { trigger: 'auto', exclude: ['_pending/**'], alwaysActive: true },
+            permissions: { read: true } as never,
+            origin: 'pkg.seed',
+            honoursOrder: true,
+          },
+          30,
+        );
+        expect(host).toMatchObject({
+          network: 'home',
+          slug: 'notes',
+          label: 'notes',
+          description: '',
+          kind: 'local',
+          config: { root: 'data', nested: { b: 1, a: [1, 'x'] } },
+          scope: { limits: { maxEntries: 5 } },
+          sync: { trigger: 'auto', exclude: ['_pending/**'], alwaysActive: true },
+          permissions: { read: true },
+          origin: 'pkg.seed',
+          honoursOrder: true,
+          ownership: 'project',
+          ownerId: null,
+          privateOrigins: [],
+          createdAt: 30,
+          updatedAt: 30,
+        });
+        const owned = await store.hosts.create('home', { slug: 'mine', kind: 'local', ownership: 'user', ownerId: 'ann', privateOrigins: ['http://127.0.0.1:9000'] });
+        expect(owned).toMatchObject({ ownership: 'user', ownerId: 'ann', privateOrigins: ['http://127.0.0.1:9000'], honoursOrder: false, scope: null, sync: null });
+        expect(await store.hosts.update({ network: 'home', host: 'mine' }, { privateOrigins: [], honoursOrder: true })).toMatchObject({ privateOrigins: [], honoursOrder: true });
+        const updated = await store.hosts.update({ network: 'home', host: 'notes' }, { scope: null, description: 'My notes', origin: null }, 40);
+        expect(updated).toMatchObject({ scope: null, description: 'My notes', origin: null, updatedAt: 40, createdAt: 30, label: 'notes', config: { root: 'data', nested: { b: 1, a: [1, 'x'] } } });
+        expect(await store.hosts.get({ network: 'home', host: 'notes' })).toEqual(updated);
+        expect(await store.hosts.get({ network: 'home', host: 'gone' })).toBeNull();
+        expect(await store.hosts.get({ network: 'elsewhere', host: 'notes' })).toBeNull();
+      });
+
+      it('refuses hosts in missing networks and taken slugs, lists by slug, and deletes', async () => {
+        await store.networks.create({ slug: 'home' });
+        await store.networks.create({ slug: 'work' });
+        await store.hosts.create('home', { slug: 'notes', kind: 'local' });
+        await store.hosts.create('home', { slug: 'mail', kind: 'imap' });
+        await store.hosts.create('work', { slug: 'notes', kind: 'local' });
+        expect(await codeOf(store.hosts.create('home', { slug: 'notes', kind: 'local' }))).toBe('already_exists');
+        expect(await codeOf(store.hosts.create('nowhere', { slug: 'notes', kind: 'local' }))).toBe('not_found');
+        expect(await codeOf(store.hosts.update({ network: 'home', host: 'gone' }, { label: 'x' }))).toBe('not_found');
+        expect((await store.hosts.list('home')).map((host) => host.slug)).toEqual(['mail', 'notes']);
+        expect(await store.hosts.list('nowhere')).toEqual([]);
+        expect(await store.hosts.delete({ network: 'home', host: 'notes' })).toBe(true);
+        expect(await store.hosts.delete({ network: 'home', host: 'notes' })).toBe(false);
+        expect((await store.hosts.get({ network: 'work', host: 'notes' }))?.slug).toBe('notes');
+        // A network goes with its hosts.
+        expect(await store.networks.delete('home')).toBe(true);
+        expect(await store.hosts.list('home')).toEqual([]);
+      });
+
+      it('never gives a deleted host or network id to a new one', async () => {
+        const first = await homeHost('a');
+        await store.hosts.delete({ network: 'home', host: 'a' });
+        const second = await homeHost('a');
+        expect(second).toBeGreaterThan(first);
+        const network = (await store.networks.get('home'))!.id;
+        await store.networks.delete('home');
+        expect((await store.networks.create({ slug: 'home' })).id).toBeGreaterThan(network);
+      });
+    });
+
+    describe('catalog batches', () => {
+      let hostId: number;
+      beforeEach(async () => {
+        hostId = await homeHost();
+      });
+
+      it('inserts, then updates idempotently: a repeat changes only seen_run, and updated_at only on a real change', async () => {
+        const catalog = store.catalog;
+        const run = await catalog.createRun({ hostId, mode: 'full', since: null, owner: OWNER, totalEstimate: null, now: 1 });
+        const first = await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md'), content: indexed('alpha words') }, { row: row('b.md') }], now: 100, checkpoint: { runId: run.id, owner: OWNER, cursor: 'c1', now: 100 } });
+        expect(first).toEqual({ inserted: 2, updated: 0, moved: 0, deleted: 0, newlySeen: 2 });
+        const again = await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md') }, { row: row('b.md') }], now: 200, checkpoint: { runId: run.id, owner: OWNER, cursor: 'c2', now: 200 } });
+        expect(again).toEqual({ inserted: 0, updated: 2, moved: 0, deleted: 0, newlySeen: 0 });
+        expect((await catalog.getEntry(hostId, 'a.md'))?.updatedAt).toBe(100);
+        // The stored content is kept when no content is given.
+        expect(await catalog.contentText(hostId, 'a.md')).toBe('alpha words');
+        // The same content again is no change either.
+        await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md'), content: indexed('alpha words') }], now: 250 });
+        expect((await catalog.getEntry(hostId, 'a.md'))?.updatedAt).toBe(100);
+        await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md', { etag: '"v2"' }) }], now: 300 });
+        expect((await catalog.getEntry(hostId, 'a.md'))?.updatedAt).toBe(300);
+        await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('b.md'), content: { state: 'binary', key: 'k2' } }], now: 400 });
+        expect(await catalog.getEntry(hostId, 'b.md')).toMatchObject({ updatedAt: 400, contentState: 'binary', contentKey: 'k2', contentBytes: 0 });
+        const after = await catalog.getRun(run.id);
+        expect(after).toMatchObject({ cursor: 'c2', counters: expect.objectContaining({ entries: 2, bytes: 20 }) });
+        expect(await catalog.countEntries(hostId)).toBe(2);
+      });
+
+      it('keeps every field of an entry exactly as written, JSON text byte for byte', async () => {
+        const fields: Partial<EntryRow> = {
+          size: 9_007_199_254_740_991,
+          mtime: '2024-05-06T07:08:09.123Z',
+          etag: 'W/"x\'y"',
+          mime: 'text/markdown; charset=utf-8',
+          nativeHash: 'sha256:00ff',
+          nativeId: 'id-1',
+          decision: 'index',
+          dimensions: '{"z":1,"a":{"b":[1,2]},"path":"ü/é \\"q\\""}',
+          extra: '{"b":2,"a":1}',
+          envelope: '{"from":"ann@example.com","subject":"Hi – ünïcödé 😀"}',
+        };
+        await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('dir/ünï cödé 😀.md', fields), content: { state: 'too_large', key: 'e:"x"' } }], now: 5 });
+        const entry = await store.catalog.getEntry(hostId, 'dir/ünï cödé 😀.md');
+        expect(entry).toEqual({
+          ...row('dir/ünï cödé 😀.md', fields),
+          id: expect.any(Number),
+          hostId,
+          contentState: 'too_large',
+          contentKey: 'e:"x"',
+          contentBytes: 0,
+          seenRun: 0,
+          updatedAt: 5,
+        });
+        expect(await store.catalog.lookup(hostId, ['dir/ünï cödé 😀.md', 'missing'])).toEqual(
+          new Map([
+            [
+              'dir/ünï cödé 😀.md',
+              { id: entry!.id, path: 'dir/ünï cödé 😀.md', etag: fields.etag, nativeHash: fields.nativeHash, nativeId: 'id-1', size: fields.size, contentState: 'too_large', contentKey: 'e:"x"', seenRun: 0 },
+            ],
+          ]),
+        );
+        expect(await store.catalog.lookup(hostId, [])).toEqual(new Map());
+        expect(await store.catalog.contentText(hostId, 'dir/ünï cödé 😀.md')).toBeNull();
+      });
+
+      it('refuses a batch for a run this owner does not hold, writing nothing', async () => {
+        const catalog = store.catalog;
+        const run = await catalog.createRun({ hostId, mode: 'full', since: null, owner: OWNER, totalEstimate: null, now: 1 });
+        const code = await codeOf(catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md'), content: indexed('xylophone') }], deletes: ['b.md'], now: 2, checkpoint: { runId: run.id, owner: 'someone-else', cursor: 'c', now: 2 } }));
+        expect(code).toBe('binding_conflict');
+        expect(await catalog.countEntries(hostId)).toBe(0);
+        expect(await found('xylophone')).toEqual([]);
+        expect((await catalog.getRun(run.id))?.cursor).toBeNull();
+        expect(await codeOf(catalog.sweep({ hostId, runId: run.id, owner: 'someone-else', limit: 10, now: 3 }))).toBe('binding_conflict');
+        // A run that is not running is no one's to write, not even its last owner's.
+        await catalog.finishRun(run.id, { state: 'paused', owner: OWNER, now: 4 });
+        expect(await codeOf(catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md') }], now: 5, checkpoint: { runId: run.id, owner: OWNER, now: 5 } }))).toBe('binding_conflict');
+        expect(await codeOf(catalog.commit({ hostId, marker: null, puts: [], now: 5, checkpoint: { runId: 999_999, owner: OWNER, now: 5 } }))).toBe('binding_conflict');
+      });
+
+      it('records the checkpoint with the batch: cursor, phase, watermark, tally, counters and working time', async () => {
+        const catalog = store.catalog;
+        const run = await catalog.createRun({ hostId, mode: 'full', since: null, owner: OWNER, totalEstimate: 3, now: 1 });
+        await catalog.commit({
+          hostId,
+          marker: run.id,
+          puts: [{ row: row('a.md', { size: 5 }) }, { row: row('b.md', { size: 7 }) }],
+          now: 10,
+          checkpoint: {
+            runId: run.id,
+            owner: OWNER,
+            cursor: 'page-2',
+            watermark: '2024-02-01',
+            scopeTally: { entries: 2, bytes: 12, counted: 3 },
+            counters: { indexed: 1, contentBytes: 40, skipped: 4, errors: 1, pages: 1 },
+            elapsedMs: 12.6,
+            now: 10,
+          },
+        });
+        // A batch writing the same entries again counts them once; absent fields stay as they were.
+        await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md', { size: 5 }) }], deletes: ['b.md'], now: 20, checkpoint: { runId: run.id, owner: OWNER, phase: 'sweep', counters: { pages: 1 }, now: 20 } });
+        expect(await catalog.getRun(run.id)).toMatchObject({
+          cursor: 'page-2',
+          phase: 'sweep',
+          watermark: '2024-02-01',
+          scopeTally: { entries: 2, bytes: 12, counted: 3 },
+          counters: { entries: 2, bytes: 12, indexed: 1, contentBytes: 40, skipped: 4, moved: 0, deleted: 1, errors: 1, pages: 2 },
+          elapsedMs: 13,
+          heartbeatAt: 20,
+          updatedAt: 20,
+          totalEstimate: 3,
+        });
+        await catalog.commit({ hostId, marker: run.id, puts: [], now: 30, checkpoint: { runId: run.id, owner: OWNER, cursor: null, watermark: null, now: 30 } });
+        expect(await catalog.getRun(run.id)).toMatchObject({ cursor: null, watermark: null, phase: 'sweep' });
+      });
+
+      it('replaces and removes content in the index with the entry', async () => {
+        const catalog = store.catalog;
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md'), content: indexed('first version') }], now: 1 });
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md'), content: indexed('second version') }], now: 2 });
+        expect(await catalog.contentText(hostId, 'a.md')).toBe('second version');
+        expect(await found('first')).toEqual([]);
+        expect(await found('second')).toEqual(['a.md']);
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md', { decision: 'index' }), content: { state: 'none', key: null } }], now: 3 });
+        expect(await found('second')).toEqual([]);
+        expect(await catalog.contentText(hostId, 'a.md')).toBeNull();
+        expect((await catalog.getEntry(hostId, 'a.md'))?.contentState).toBe('none');
+        const outcome = await catalog.commit({ hostId, marker: null, puts: [{ row: row('b.md'), content: indexed('bee') }], deletes: ['b.md', 'missing.md'], now: 4 });
+        // Deletes come first, so the put stores the entry again.
+        expect(outcome).toMatchObject({ deleted: 0, inserted: 1 });
+        expect(await catalog.getEntry(hostId, 'b.md')).not.toBeNull();
+        expect(await catalog.commit({ hostId, marker: null, puts: [], deletes: ['b.md', 'b.md'], now: 5 })).toMatchObject({ deleted: 1 });
+        expect(await catalog.getEntry(hostId, 'b.md')).toBeNull();
+        expect(await found('bee')).toEqual([]);
+      });
+
+      it('moves an entry with its id and content, replacing what was at the new path', async () => {
+        const catalog = store.catalog;
+        await catalog.commit({
+          hostId,
+          marker: null,
+          puts: [
+            { row: row('old/a%20report.md', { nativeId: 'n1' }), content: indexed('quarterly numbers') },
+            { row: row('new/a.md'), content: indexed('stale copy') },
+          ],
+          now: 1,
+        });
+        const before = await catalog.getEntry(hostId, 'old/a%20report.md');
+        expect(await found('report')).toEqual(['old/a%20report.md']);
+        const outcome = await catalog.commit({ hostId, marker: null, puts: [{ row: row('new/a.md', { nativeId: 'n1' }), movedFrom: 'old/a%20report.md' }], now: 2 });
+        expect(outcome).toMatchObject({ moved: 1, inserted: 0, updated: 1 });
+        const after = await catalog.getEntry(hostId, 'new/a.md');
+        expect(after?.id).toBe(before?.id);
+        expect(after?.updatedAt).toBe(2);
+        expect(await catalog.getEntry(hostId, 'old/a%20report.md')).toBeNull();
+        expect(await catalog.contentText(hostId, 'new/a.md')).toBe('quarterly numbers');
+        expect(await found('stale')).toEqual([]);
+        // The index follows the path: the old path's words are gone, the new path's found.
+        expect(await found('report')).toEqual([]);
+        expect((await catalog.search({ text: 'quarterly new' })).map((hit) => [hit.entryId, hit.path])).toEqual([[before!.id, 'new/a.md']]);
+        expect(await catalog.lookupNativeIds(hostId, ['n1', 'n2'])).toEqual(new Map([['n1', expect.objectContaining({ path: 'new/a.md', id: before!.id })]]));
+        // A move whose source is gone is a plain insert.
+        const plain = await catalog.commit({ hostId, marker: null, puts: [{ row: row('c.md'), movedFrom: 'nowhere.md' }], now: 3 });
+        expect(plain).toMatchObject({ moved: 0, inserted: 1 });
+        expect(await catalog.countEntries(hostId)).toBe(2);
+      });
+
+      it('moves several entries in one batch, even when they trade paths', async () => {
+        const catalog = store.catalog;
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('x.md'), content: indexed('xenon') }, { row: row('y.md'), content: indexed('yttrium') }, { row: row('z.md') }], now: 1 });
+        const x = (await catalog.getEntry(hostId, 'x.md'))!.id;
+        const y = (await catalog.getEntry(hostId, 'y.md'))!.id;
+        // y moves to z (replacing it), then x moves to y: a chain, and y's old path is reused in the same batch.
+        const outcome = await catalog.commit({ hostId, marker: null, puts: [{ row: row('z.md'), movedFrom: 'y.md' }, { row: row('y.md'), movedFrom: 'x.md' }], now: 2 });
+        expect(outcome).toMatchObject({ moved: 2, updated: 2, inserted: 0 });
+        expect((await catalog.getEntry(hostId, 'z.md'))?.id).toBe(y);
+        expect((await catalog.getEntry(hostId, 'y.md'))?.id).toBe(x);
+        expect(await paths(hostId)).toEqual(['y.md', 'z.md']);
+        expect(await catalog.contentText(hostId, 'z.md')).toBe('yttrium');
+        expect(await catalog.contentText(hostId, 'y.md')).toBe('xenon');
+        // A swap through a third path, in one batch.
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('t.md'), movedFrom: 'y.md' }, { row: row('y.md'), movedFrom: 'z.md' }, { row: row('z.md'), movedFrom: 't.md' }], now: 3 });
+        expect((await catalog.getEntry(hostId, 'z.md'))?.id).toBe(x);
+        expect((await catalog.getEntry(hostId, 'y.md'))?.id).toBe(y);
+        expect(await found('xenon')).toEqual(['z.md']);
+        expect(await found('yttrium')).toEqual(['y.md']);
+      });
+
+      it('keeps the index exact when one batch writes a path twice and then moves another entry onto it', async () => {
+        const catalog = store.catalog;
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('q.md'), content: indexed('from q') }], now: 1 });
+        const q = (await catalog.getEntry(hostId, 'q.md'))!.id;
+        const outcome = await catalog.commit({
+          hostId,
+          marker: null,
+          puts: [
+            { row: row('p.md'), content: indexed('first p') },
+            { row: row('p.md'), content: indexed('second p') },
+            { row: row('p.md'), movedFrom: 'q.md' },
+          ],
+          now: 2,
+        });
+        expect(outcome).toEqual({ inserted: 1, updated: 2, moved: 1, deleted: 0, newlySeen: 0 });
+        expect((await catalog.getEntry(hostId, 'p.md'))?.id).toBe(q);
+        expect(await catalog.contentText(hostId, 'p.md')).toBe('from q');
+        expect(await found('first')).toEqual([]);
+        expect(await found('second')).toEqual([]);
+        expect(await found('from')).toEqual(['p.md']);
+        expect(await catalog.countEntries(hostId)).toBe(1);
+      });
+
+      it('stamps event writes with the running full crawl, and sweeps what the run did not see', async () => {
+        const catalog = store.catalog;
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('event.md') }, { row: row('gone-1.md') }, { row: row('gone-2.md') }], now: 1 });
+        expect((await catalog.getEntry(hostId, 'event.md'))?.seenRun).toBe(0);
+        const run = await catalog.createRun({ hostId, mode: 'full', since: null, owner: OWNER, totalEstimate: null, now: 2 });
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('during.md') }], now: 3 });
+        expect((await catalog.getEntry(hostId, 'during.md'))?.seenRun).toBe(run.id);
+        await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('listed.md') }, { row: row('event.md') }], now: 4, checkpoint: { runId: run.id, owner: OWNER, cursor: null, phase: 'sweep', now: 4 } });
+        expect(await catalog.sweep({ hostId, runId: run.id, owner: OWNER, limit: 1, now: 5 })).toBe(1);
+        expect(await catalog.sweep({ hostId, runId: run.id, owner: OWNER, limit: 10, now: 5 })).toBe(1);
+        expect(await catalog.sweep({ hostId, runId: run.id, owner: OWNER, limit: 10, now: 5 })).toBe(0);
+        expect(await paths(hostId)).toEqual(['during.md', 'event.md', 'listed.md']);
+        expect((await catalog.getRun(run.id))?.counters).toMatchObject({ deleted: 2, entries: 2 });
+        // Outside a full run, an event write keeps the entry's stamp.
+        await catalog.finishRun(run.id, { state: 'completed', owner: OWNER, now: 6 });
+        await catalog.commit({ hostId, marker: null, puts: [{ row: row('listed.md', { etag: '"new"' }) }], now: 7 });
+        expect((await catalog.getEntry(hostId, 'listed.md'))?.seenRun).toBe(run.id);
+      });
+
+      it('counts a moved entry and its bytes once per run', async () => {
+        const catalog = store.catalog;
+        const run = await catalog.createRun({ hostId, mode: 'full', since: null, owner: OWNER, totalEstimate: null, now: 1 });
+        await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('a.md', { size: 3 }) }], now: 2, checkpoint: { runId: run.id, owner: OWNER, now: 2 } });
+        const outcome = await catalog.commit({ hostId, marker: run.id, puts: [{ row: row('b.md', { size: 3 }), movedFrom: 'a.md' }, { row: row('c.md', { size: 4 }) }], now: 3, checkpoint: { runId: run.id, owner: OWNER, now: 3 } });
+        expect(outcome).toEqual({ inserted: 1, updated: 1, moved: 1, deleted: 0, newlySeen: 1 });
+        expect((await catalog.getRun(run.id))?.counters).toMatchObject({ entries: 2, bytes: 7, moved: 1 });
+      });
+
+      it('keeps hosts apart: the same path in two hosts is two entries', async () => {
+        const other = await homeHost('mail', 'imap');
+        await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('same.md'), content: indexed('one') }], now: 1 });
+        await store.catalog.commit({ hostId: other, marker: null, puts: [{ row: row('same.md'), content: indexed('two') }], now: 1 });
+        expect(await store.catalog.contentText(hostId, 'same.md')).toBe('one');
+        expect(await store.catalog.contentText(other, 'same.md')).toBe('two');
+        await store.catalog.commit({ hostId: other, marker: null, puts: [], deletes: ['same.md'], now: 2 });
+        expect(await store.catalog.countEntries(hostId)).toBe(1);
+        expect(await store.catalog.countEntries(other)).toBe(0);
+      });
+
+      it('takes a host\'s entries, runs and text with it when the host is deleted', async () => {
+        await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md'), content: indexed('ephemeral') }], now: 1 });
+        await store.catalog.createRun({ hostId, mode: 'full', since: null, owner: OWNER, totalEstimate: null, now: 1 });
+        await store.hosts.delete({ network: 'home', host: 'notes' });
+        expect(await store.catalog.countEntries(hostId)).toBe(0);
+        expect(await store.catalog.unfinishedRun(hostId)).toBeNull();
+        expect(await found('ephemeral')).toEqual([]);
+        expect(await store.catalog.resolveHost({ network: 'home', host: 'notes' })).toBeNull();
+      });
+    });
+
+    describe('crawl runs', () => {
+      let hostId: number;
+      beforeEach(async () => {
+        hostId = await homeHost();
+      });
+
+      it('allows one unfinished run per host, claims by compare-and-set, and records the end in the sync state', async () => {
+        const catalog = store.catalog;
+        expect(await catalog.syncState(hostId)).toEqual({ hostId, watermark: null, lastFullRun: null, lastRun: null, activeFullRun: null });
+        const run = await catalog.createRun({ hostId, mode: 'full', since: null, owner: 'a', totalEstimate: 5, now: 1 });
+        expect(run).toMatchObject({ hostId, host: { network: 'home', host: 'notes' }, mode: 'full', state: 'running', phase: 'list', owner: 'a', heartbeatAt: 1, startedAt: 1, totalEstimate: 5, scopeTally: null, error: null, finishedAt: null, elapsedMs: 0 });
+        expect(await codeOf(catalog.createRun({ hostId, mode: 'incremental', since: null, owner: 'b', totalEstimate: null, now: 2 }))).toBe('binding_conflict');
+        expect(await catalog.syncState(hostId)).toEqual({ hostId, watermark: null, lastFullRun: null, lastRun: run.id, activeFullRun: run.id });
+        expect(await catalog.claimRun(run.id, 'x', 'b', 3)).toBe(false);
+        expect(await catalog.claimRun(run.id, 'a', 'b', 3)).toBe(true);
+        expect(await catalog.heartbeat(run.id, 'a', 4)).toBe(false);
+        expect(await catalog.heartbeat(run.id, 'b', 4)).toBe(true);
+        expect((await catalog.getRun(run.id))?.heartbeatAt).toBe(4);
+        expect(await codeOf(catalog.finishRun(run.id, { state: 'completed', owner: 'a', now: 5 }))).toBe('binding_conflict');
+        const paused = await catalog.finishRun(run.id, { state: 'paused', owner: 'b', now: 5, elapsedMs: 40 });
+        expect(paused).toMatchObject({ state: 'paused', owner: null, finishedAt: null, elapsedMs: 40 });
+        expect(await catalog.heartbeat(run.id, 'b', 6)).toBe(false);
+        expect((await catalog.unfinishedRun(hostId))?.id).toBe(run.id);
+        expect(await catalog.claimRun(run.id, null, 'c', 6)).toBe(true);
+        const done = await catalog.finishRun(run.id, { state: 'completed', owner: 'c', watermark: '2024-01-01T00:00:00.000Z', now: 7, elapsedMs: 2 });
+        expect(done).toMatchObject({ state: 'completed', phase: 'done', finishedAt: 7, owner: null, elapsedMs: 42 });
+        expect(await catalog.unfinishedRun(hostId)).toBeNull();
+        expect(await catalog.claimRun(run.id, null, 'd', 8)).toBe(false);
+        expect(await catalog.syncState(hostId)).toEqual({ hostId, watermark: '2024-01-01T00:00:00.000Z', lastFullRun: run.id, lastRun: run.id, activeFullRun: null });
+        const next = await catalog.createRun({ hostId, mode: 'incremental', since: 'x', owner: 'c', totalEstimate: null, now: 8 });
+        expect(next.id).toBeGreaterThan(run.id);
+        expect(await catalog.syncState(hostId)).toEqual({ hostId, watermark: '2024-01-01T00:00:00.000Z', lastFullRun: run.id, lastRun: next.id, activeFullRun: null });
+        // An incremental run completing keeps the last full run, and a completion without a watermark keeps the host's.
+        await catalog.finishRun(next.id, { state: 'completed', owner: 'c', now: 9 });
+        expect(await catalog.syncState(hostId)).toMatchObject({ watermark: '2024-01-01T00:00:00.000Z', lastFullRun: run.id, lastRun: next.id });
+        expect((await catalog.listRuns(hostId)).map((r) => r.id)).toEqual([next.id, run.id]);
+        expect((await catalog.listRuns(hostId, 1)).map((r) => r.id)).toEqual([next.id]);
+        expect(await codeOf(catalog.listRuns(hostId, 0))).toBe('invalid_argument');
+      });
+
+      it('keeps a failed run resumable with its error, and ends an abandoned one', async () => {
+        const catalog = store.catalog;
+        const run = await catalog.createRun({ hostId, mode: 'full', since: null, owner: 'a', totalEstimate: null, now: 1 });
+        const failed = await catalog.finishRun(run.id, { state: 'failed', owner: 'a', error: { code: 'unavailable', message: 'host down' }, now: 2 });
+        expect(failed).toMatchObject({ state: 'failed', error: { code: 'unavailable', message: 'host down' }, finishedAt: null, owner: null });
+        expect(await catalog.syncState(hostId)).toMatchObject({ activeFullRun: run.id });
+        expect(await catalog.claimRun(run.id, null, 'b', 3)).toBe(true);
+        expect(await catalog.getRun(run.id)).toMatchObject({ state: 'running', error: null, owner: 'b' });
+        const abandoned = await catalog.finishRun(run.id, { state: 'abandoned', owner: 'b', now: 4 });
+        expect(abandoned).toMatchObject({ state: 'abandoned', phase: 'list', finishedAt: 4 });
+        expect(await catalog.syncState(hostId)).toMatchObject({ activeFullRun: null, lastFullRun: null });
+        expect(await catalog.getRun(999_999)).toBeNull();
+        expect(await codeOf(catalog.finishRun(999_999, { state: 'completed', owner: 'b', now: 5 }))).toBe('binding_conflict');
+      });
+    });
+
+    describe('reading and search', () => {
+      let hostId: number;
+      beforeEach(async () => {
+        hostId = await homeHost();
+      });
+
+      it('lists by path in code-point order under a prefix with keyset paging', async () => {
+        const listed = ['a/1', 'a/2', 'a/3', 'a0', 'b/1', 'a/\u{10FFFF}x', 'a/\uFFFD', 'a/\u{1F600}', 'A/upper', 'a/Z', 'a/é'];
+        await store.catalog.commit({ hostId, marker: null, puts: listed.map((path) => ({ row: row(path) })), now: 1 });
+        expect(await paths(hostId)).toEqual(['A/upper', 'a/1', 'a/2', 'a/3', 'a/Z', 'a/é', 'a/\uFFFD', 'a/\u{1F600}', 'a/\u{10FFFF}x', 'a0', 'b/1']);
+        const first = await store.catalog.listEntries(hostId, { prefix: 'a/', limit: 2 });
+        expect(first.map((e) => e.path)).toEqual(['a/1', 'a/2']);
+        const second = await store.catalog.listEntries(hostId, { prefix: 'a/', after: 'a/2', limit: 10 });
+        expect(second.map((e) => e.path)).toEqual(['a/3', 'a/Z', 'a/é', 'a/\uFFFD', 'a/\u{1F600}', 'a/\u{10FFFF}x']);
+        // `after` below the prefix starts at the prefix.
+        expect((await store.catalog.listEntries(hostId, { prefix: 'b/', after: 'a' })).map((e) => e.path)).toEqual(['b/1']);
+        expect((await store.catalog.listEntries(hostId)).length).toBe(listed.length);
+        expect(await codeOf(store.catalog.listEntries(hostId, { limit: 0 }))).toBe('invalid_argument');
+        expect(await codeOf(store.catalog.listEntries(hostId, { limit: 1.5 }))).toBe('invalid_argument');
+        expect(await store.catalog.listEntries(hostId, { limit: 5000 })).toHaveLength(listed.length);
+      });
+
+      it('searches with ranking, snippets with highlight ranges, and host and network filters', async () => {
+        await store.hosts.create('home', { slug: 'mail', kind: 'imap' });
+        const mailId = (await store.catalog.resolveHost({ network: 'home', host: 'mail' }))!;
+        await store.catalog.commit({
+          hostId,
+          marker: null,
+          puts: [
+            { row: row('garden.md'), content: indexed('The garden needs water. Water the tomatoes and water the roses every morning.') },
+            { row: row('kitchen.md'), content: indexed('Boil water for tea.') },
+            { row: row('water-bill.txt'), content: indexed('Invoice for March.') },
+          ],
+          now: 1,
+        });
+        await store.catalog.commit({ hostId: mailId, marker: null, puts: [{ row: row('m1'), content: indexed('water damage claim') }], now: 1 });
+        const hits = await store.catalog.search({ text: 'water' });
+        expect(hits.map((h) => h.path).sort()).toEqual(['garden.md', 'kitchen.md', 'm1', 'water-bill.txt']);
+        const rank = (path: string): number => hits.findIndex((h) => h.path === path);
+        // Three mentions in the text outrank one; scores are ascending (lower is better).
+        expect(rank('garden.md')).toBeLessThan(rank('kitchen.md'));
+        expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => a - b));
+        const garden = hits[rank('garden.md')]!;
+        expect(garden).toMatchObject({ host: { network: 'home', host: 'notes' }, snippet: 'The garden needs water. Water the tomatoes and water the roses every morning.' });
+        expect(garden.highlights.map(([start, end]) => garden.snippet.slice(start, end))).toEqual(['water', 'Water', 'water']);
+        // A path-only hit is shown in its path.
+        const bill = hits[rank('water-bill.txt')]!;
+        expect(bill.highlights.map(([start, end]) => bill.snippet.slice(start, end))).toEqual(['water']);
+        expect((await store.catalog.search({ text: 'water', hostIds: [mailId] })).map((h) => h.host)).toEqual([{ network: 'home', host: 'mail' }]);
+        expect(await store.catalog.search({ text: 'water', hostIds: [] })).toEqual([]);
+        expect(await store.catalog.search({ text: 'water', network: 'elsewhere' })).toEqual([]);
+        expect((await store.catalog.search({ text: 'water', network: 'home' })).length).toBe(4);
+        expect(await found('tom*')).toEqual(['garden.md']);
+        expect(await found('"water the roses"')).toEqual(['garden.md']);
+        expect(await found('"the water roses"')).toEqual([]);
+        expect(await found('bill')).toEqual(['water-bill.txt']);
+        expect(await found('water tea')).toEqual(['kitchen.md']);
+        expect(await found('water nothing-like-this')).toEqual([]);
+      });
+
+      it('pages search results with limit and offset, and checks them', async () => {
+        await store.catalog.commit({ hostId, marker: null, puts: Array.from({ length: 5 }, (_, i) => ({ row: row(`doc-${i}.md`), content: indexed(`shared word ${'filler '.repeat(i)}`) })), now: 1 });
+        const all = await store.catalog.search({ text: 'shared' });
+        expect(all).toHaveLength(5);
+        const pages = [...(await store.catalog.search({ text: 'shared', limit: 2 })), ...(await store.catalog.search({ text: 'shared', limit: 2, offset: 2 })), ...(await store.catalog.search({ text: 'shared', limit: 2, offset: 4 }))];
+        expect(pages.map((hit) => hit.entryId)).toEqual(all.map((hit) => hit.entryId));
+        expect(await codeOf(store.catalog.search({ text: 'shared', offset: -1 }))).toBe('invalid_argument');
+        expect(await codeOf(store.catalog.search({ text: 'shared', limit: 0 }))).toBe('invalid_argument');
+        expect(await store.catalog.search({ text: 'shared', limit: 500 })).toHaveLength(5);
+      });
+
+      it('folds case and Latin diacritics, splits words on punctuation, and finds path words', async () => {
+        await store.catalog.commit({
+          hostId,
+          marker: null,
+          puts: [
+            { row: row('notes/Résumé%20final.md'), content: indexed('CAFÉ Crème — naïve façade; Straße İstanbul. x_y don\'t v1.2') },
+            { row: row('cjk.txt'), content: indexed('日本語のテキスト and ΣΊΣΥΦΟΣ') },
+          ],
+          now: 1,
+        });
+        for (const text of ['cafe', 'CREME', 'naive', 'facade', 'straße', 'istanbul', 'resume', 'final', 'x', 'y', 'don', 't', 'v1', '2']) {
+          expect(await found(text), text).toEqual(['notes/Résumé%20final.md']);
+        }
+        expect(await found('"naïve façade"')).toEqual(['notes/Résumé%20final.md']);
+        expect(await found('caf*')).toEqual(['notes/Résumé%20final.md']);
+        expect(await found('日本語のテキスト')).toEqual(['cjk.txt']);
+        expect(await found('日本*')).toEqual(['cjk.txt']);
+        expect(await found('σίσυφοσ')).toEqual(['cjk.txt']);
+        expect(await found('strasse')).toEqual([]);
+        const [hit] = await store.catalog.search({ text: 'cafe naive' });
+        expect(hit!.highlights.map(([start, end]) => hit!.snippet.slice(start, end))).toEqual(['CAFÉ', 'naïve']);
+      });
+
+      it('cuts a long text to a window of words around the best hits, marking the cuts', async () => {
+        const words = Array.from({ length: 60 }, (_, i) => `w${i}`);
+        words[30] = 'needle';
+        await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('long.txt'), content: indexed(words.join(' ')) }], now: 1 });
+        const [hit] = await store.catalog.search({ text: 'needle' });
+        expect(hit!.snippet.startsWith('…')).toBe(true);
+        expect(hit!.snippet.endsWith('…')).toBe(true);
+        const shown = hit!.snippet.replaceAll('…', '').split(' ');
+        expect(shown).toHaveLength(16);
+        expect(shown).toContain('needle');
+        expect(hit!.highlights.map(([start, end]) => hit!.snippet.slice(start, end))).toEqual(['needle']);
+      });
+
+      it('takes query text literally: operators and syntax are words, never errors', async () => {
+        await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md'), content: indexed('near or and not') }], now: 1 });
+        for (const text of ['NEAR(a b)', 'path:a', 'x OR', '"unterminated', '^start', '(a', 'a AND NOT b', 'a*b', 'body : near', "it's", 'a & b | !c', "'quoted'", 'back\\slash', 'a:*', 'a <-> b']) {
+          await expect(store.catalog.search({ text })).resolves.toBeInstanceOf(Array);
+        }
+        expect(await found('near OR')).toEqual(['a.md']);
+        expect(await found('near & or')).toEqual(['a.md']);
+        expect(await found('not:*')).toEqual(['a.md']);
+        expect(await codeOf(store.catalog.search({ text: '  !!! ' }))).toBe('invalid_argument');
+        expect(await codeOf(store.catalog.search({ text: '""' }))).toBe('invalid_argument');
+        expect(await codeOf(store.catalog.search({ text: 'x'.repeat(2000) }))).toBe('invalid_argument');
+        expect(await codeOf(store.catalog.search({ text: Array.from({ length: 40 }, (_, i) => `t${i}`).join(' ') }))).toBe('invalid_argument');
+      });
+    });
+
+    describe('trials, detached runs and tokens', () => {
+      it('records and approves trials, refusing to approve a failed or approved one', async () => {
+        await store.networks.create({ slug: 'home' });
+        const base = { network: 'home', kind: 'notion', moduleHash: 'ab'.repeat(32), report: { kind: 'notion', passed: true, checks: [{ id: 1 }] }, origins: ['https://api.notion.com'] };
+        await store.trials.record({ ...base, id: 't1', passed: false }, 1);
+        expect(await store.trials.record({ ...base, id: 't2', passed: true }, 2)).toMatchObject({ id: 't2', network: 'home', passed: true, createdAt: 2, approvedBy: null, approvedAt: null });
+        // Recorded in the same millisecond: the later one is the latest.
+        await store.trials.record({ ...base, id: 't0', passed: true, kind: 'other' }, 2);
+        await store.trials.record({ ...base, id: 't3', passed: true, kind: 'other' }, 2);
+        expect(await codeOf(store.trials.record({ ...base, id: 't2', passed: true }))).toBe('already_exists');
+        expect(await codeOf(store.trials.record({ ...base, id: 't9', network: 'nowhere', passed: true }))).toBe('not_found');
+        expect((await store.trials.latest('home', 'notion'))?.id).toBe('t2');
+        expect((await store.trials.latest('home', 'other'))?.id).toBe('t3');
+        expect(await store.trials.latest('home', 'none')).toBeNull();
+        expect(await codeOf(store.trials.approve('t1', 'ann'))).toBe('precondition_failed');
+        const approved = await store.trials.approve('t2', 'ann', 3);
+        expect(approved).toMatchObject({ approvedBy: 'ann', approvedAt: 3, origins: ['https://api.notion.com'], report: base.report, moduleHash: base.moduleHash });
+        expect(await store.trials.get('t2')).toEqual(approved);
+        expect(await codeOf(store.trials.approve('t2', 'bob'))).toBe('precondition_failed');
+        expect(await codeOf(store.trials.approve('t9', 'bob'))).toBe('not_found');
+        expect(await store.trials.get('t9')).toBeNull();
+      });
+
+      it('records who owns a detached run and releases it once', async () => {
+        await store.networks.create({ slug: 'home' });
+        await store.hosts.create('home', { slug: 'box', kind: 'desktop' });
+        expect(await store.detachedRuns.record({ runId: 'r1', network: 'home', host: 'box', userId: 'u1', agentId: null }, 1)).toEqual({ runId: 'r1', network: 'home', host: 'box', userId: 'u1', agentId: null, createdAt: 1, releasedAt: null });
+        await store.detachedRuns.record({ runId: 'r2', network: 'home', host: 'box', userId: 'u1', agentId: 'a1' }, 2);
+        await store.detachedRuns.record({ runId: 'r3', network: 'home', host: 'box', userId: 'u1', agentId: null }, 2);
+        expect(await codeOf(store.detachedRuns.record({ runId: 'r1', network: 'home', host: 'box', userId: 'u2', agentId: null }))).toBe('already_exists');
+        expect(await codeOf(store.detachedRuns.record({ runId: 'r4', network: 'home', host: 'nope', userId: 'u2', agentId: null }))).toBe('not_found');
+        expect((await store.detachedRuns.listByUser('home', 'u1')).map((r) => r.runId)).toEqual(['r3', 'r2', 'r1']);
+        expect(await store.detachedRuns.release('r1', 5)).toBe(true);
+        expect(await store.detachedRuns.release('r1', 6)).toBe(false);
+        expect(await store.detachedRuns.release('unknown', 6)).toBe(false);
+        expect((await store.detachedRuns.get('r1'))?.releasedAt).toBe(5);
+        expect(await store.detachedRuns.get('unknown')).toBeNull();
+        expect((await store.detachedRuns.listByUser('home', 'u1')).map((r) => r.runId)).toEqual(['r3', 'r2']);
+        expect(await store.detachedRuns.listByUser('home', 'u2')).toEqual([]);
+      });
+
+      it('finds tokens by secret hash only while neither revoked nor expired', async () => {
+        await store.networks.create({ slug: 'home' });
+        const created = await store.tokens.create({ id: 'k1', network: 'home', userId: 'u1', agentId: 'a1', name: 'cli', secretHash: 'h1', scopes: ['read', 'write'], expiresAt: 100 }, 1);
+        expect(created).toEqual({ id: 'k1', network: 'home', userId: 'u1', agentId: 'a1', name: 'cli', secretHash: 'h1', scopes: ['read', 'write'], createdAt: 1, expiresAt: 100, lastUsedAt: null, revokedAt: null });
+        await store.tokens.create({ id: 'k2', network: null, userId: 'u1', agentId: null, name: 'all', secretHash: 'h2', scopes: [], expiresAt: null }, 2);
+        await store.tokens.create({ id: 'k0', network: null, userId: 'u1', agentId: null, name: 'same time', secretHash: 'h0', scopes: [], expiresAt: null }, 2);
+        expect(await codeOf(store.tokens.create({ id: 'k3', network: null, userId: 'u1', agentId: null, name: 'dup', secretHash: 'h1', scopes: [], expiresAt: null }))).toBe('already_exists');
+        expect(await codeOf(store.tokens.create({ id: 'k1', network: null, userId: 'u1', agentId: null, name: 'dup', secretHash: 'h9', scopes: [], expiresAt: null }))).toBe('already_exists');
+        expect(await codeOf(store.tokens.create({ id: 'k4', network: 'nope', userId: 'u1', agentId: null, name: 'x', secretHash: 'h4', scopes: [], expiresAt: null }))).toBe('not_found');
+        expect((await store.tokens.findActive('h1', 50))?.scopes).toEqual(['read', 'write']);
+        expect(await store.tokens.findActive('h1', 100)).toBeNull();
+        expect(await store.tokens.findActive('nope', 1)).toBeNull();
+        await store.tokens.touch('k2', 7);
+        expect((await store.tokens.findActive('h2', 8))?.lastUsedAt).toBe(7);
+        expect(await store.tokens.revoke('k2', 9)).toBe(true);
+        expect(await store.tokens.revoke('k2', 10)).toBe(false);
+        expect(await store.tokens.findActive('h2', 11)).toBeNull();
+        expect((await store.tokens.listByUser('u1')).map((t) => [t.id, t.revokedAt])).toEqual([
+          ['k0', null],
+          ['k2', 9],
+          ['k1', null],
+        ]);
+        // A token of a deleted network goes with it.
+        await store.networks.delete('home');
+        expect(await store.tokens.findActive('h1', 50)).toBeNull();
+      });
+    });
+
+    describe('the store as a whole', () => {
+      it('answers unavailable once closed, and closing twice is harmless', async () => {
+        await store.networks.create({ slug: 'home' });
+        await store.close();
+        await store.close();
+        expect(await codeOf(store.networks.list())).toBe('unavailable');
+        expect(await codeOf(store.catalog.search({ text: 'x' }))).toBe('unavailable');
+        expect(await codeOf(store.tokens.findActive('h'))).toBe('unavailable');
+      });
+
+      it('shows one handle what another committed', async () => {
+        const other = await opened.another();
+        try {
+          await store.networks.create({ slug: 'home' });
+          const hostId = (await store.hosts.create('home', { slug: 'notes', kind: 'local' })).id;
+          expect((await other.networks.get('home'))?.label).toBe('home');
+          await other.networks.update('home', { label: 'Home' });
+          expect((await store.networks.get('home'))?.label).toBe('Home');
+          await other.catalog.commit({ hostId, marker: null, puts: [{ row: row('shared.md'), content: indexed('seen by both') }], now: 1 });
+          expect(await store.catalog.contentText(hostId, 'shared.md')).toBe('seen by both');
+          // A run claimed by one handle is not the other's to write.
+          const run = await store.catalog.createRun({ hostId, mode: 'full', since: null, owner: 'one', totalEstimate: null, now: 2 });
+          expect(await other.catalog.claimRun(run.id, 'one', 'two', 3)).toBe(true);
+          expect(await codeOf(store.catalog.commit({ hostId, marker: run.id, puts: [{ row: row('late.md') }], now: 4, checkpoint: { runId: run.id, owner: 'one', now: 4 } }))).toBe('binding_conflict');
+          expect(await other.catalog.getEntry(hostId, 'late.md')).toBeNull();
+        } finally {
+          await other.close();
+        }
+      });
+    });
+  });
+}

@@ -1,0 +1,239 @@
+/**
+ * The store's tables on PostgreSQL: the same components as on SQLite (sqlite/schema.ts), each
+ * with its own migration list in `inseam_migrations`. A later change is a new migration at the
+ * end of its component's list; a shipped migration is never edited.
+ *
+ * - Ids are identity columns: a sequence never hands out a number twice, so a crawler holding a
+ *   deleted host's id cannot write into a newer host, and crawl-run ids only grow, which the
+ *   rescan diff relies on.
+ * - Times are milliseconds since the epoch in `bigint`, as on SQLite.
+ * - Slugs, paths and credential ids sort by code point (`COLLATE "C"`), as SQLite's BINARY
+ *   collation does, whatever the database's locale: listings page identically on both stores.
+ * - JSON the catalog passes through (`dimensions`, `extra`, `envelope`, host settings) is `text`,
+ *   so it comes back byte for byte as written (jsonb would reorder keys).
+ * - Tables whose listings order by creation time carry a `seq` identity to break ties, where
+ *   SQLite uses its rowid.
+ */
+import type { SchemaComponent } from '../sqlite/migrations.js';
+
+export const NETWORK_SCHEMA: SchemaComponent = {
+  component: 'network',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE networks (
+          id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          slug       text COLLATE "C" NOT NULL UNIQUE,
+          label      text   NOT NULL,
+          created_at bigint NOT NULL,
+          updated_at bigint NOT NULL
+        );
+        CREATE TABLE hosts (
+          id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          network_id      bigint NOT NULL REFERENCES networks (id) ON DELETE CASCADE,
+          slug            text COLLATE "C" NOT NULL,
+          kind            text    NOT NULL,
+          label           text    NOT NULL,
+          description     text    NOT NULL,
+          config          text    NOT NULL,
+          scope           text,
+          sync            text,
+          permissions     text,
+          origin          text,
+          honours_order   boolean NOT NULL DEFAULT false,
+          ownership       text    NOT NULL DEFAULT 'project' CHECK (ownership IN ('project', 'user', 'agent')),
+          owner_id        text,
+          private_origins text,
+          created_at      bigint  NOT NULL,
+          updated_at      bigint  NOT NULL,
+          UNIQUE (network_id, slug)
+        );
+      `,
+    },
+  ],
+};
+
+/**
+ * Content search, in two tables. `catalog_text` keeps each indexed entry's text, read only for
+ * snippets and `contentText`. `catalog_search` keeps what ranking reads for every match: the
+ * entry's search vector (search-text.ts: SQLite's tokenizer rules, the text's words then the
+ * path's, positions kept for phrases) and its word count, with a GIN index on the vector. Its
+ * rows stay in the table's own pages, uncompressed, up to 8 KB (toast_tuple_target) rather than
+ * going to TOAST at 2 KB: ranking reads the vector of every match, and measured on 20,000
+ * documents of 2 KiB, a common word's 7,219 matches ranked in 156 ms instead of 262 ms, for about
+ * half as much space again; and the planner sees the table's real size, so it picks the index
+ * for a rare word (it chose a sequential scan, 200× slower, over a table whose rows lived in
+ * TOAST). Where the server has lz4, larger rows compress with it (faster to read than pglz).
+ * Both go with their entry (ON DELETE CASCADE).
+ */
+export const CATALOG_SCHEMA: SchemaComponent = {
+  component: 'catalog',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE catalog_entries (
+          id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          host_id       bigint NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,
+          path          text COLLATE "C" NOT NULL,
+          size          bigint,
+          mtime         text,
+          etag          text,
+          mime          text,
+          native_hash   text,
+          native_id     text,
+          decision      text   NOT NULL CHECK (decision IN ('include', 'index')),
+          dimensions    text   NOT NULL,
+          extra         text,
+          envelope      text,
+          content_state text   NOT NULL DEFAULT 'none'
+                        CHECK (content_state IN ('none', 'indexed', 'binary', 'too_large', 'error')),
+          content_key   text,
+          content_bytes bigint NOT NULL DEFAULT 0,
+          seen_run      bigint NOT NULL DEFAULT 0,
+          updated_at    bigint NOT NULL
+        );
+        CREATE UNIQUE INDEX catalog_entries_by_path ON catalog_entries (host_id, path);
+        CREATE INDEX catalog_entries_by_native_id ON catalog_entries (host_id, native_id) WHERE native_id IS NOT NULL;
+        CREATE INDEX catalog_entries_by_seen_run ON catalog_entries (host_id, seen_run);
+
+        CREATE TABLE catalog_text (
+          entry_id bigint PRIMARY KEY REFERENCES catalog_entries (id) ON DELETE CASCADE,
+          body     text   NOT NULL
+        );
+        CREATE TABLE catalog_search (
+          entry_id bigint   PRIMARY KEY REFERENCES catalog_entries (id) ON DELETE CASCADE,
+          words    int      NOT NULL,
+          search   tsvector NOT NULL
+        ) WITH (toast_tuple_target = 8160);
+        CREATE INDEX catalog_search_words ON catalog_search USING gin (search);
+        DO $$
+        BEGIN
+          IF 'lz4' = ANY ((SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression')::text[]) THEN
+            ALTER TABLE catalog_text ALTER COLUMN body SET COMPRESSION lz4;
+            ALTER TABLE catalog_search ALTER COLUMN search SET COMPRESSION lz4;
+          END IF;
+        END
+        $$;
+
+        CREATE TABLE crawl_runs (
+          id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          host_id        bigint NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,
+          mode           text   NOT NULL CHECK (mode IN ('full', 'incremental')),
+          state          text   NOT NULL CHECK (state IN ('running', 'paused', 'failed', 'completed', 'abandoned')),
+          phase          text   NOT NULL CHECK (phase IN ('list', 'sweep', 'done')),
+          cursor         text,
+          since          text,
+          watermark      text,
+          owner          text,
+          heartbeat_at   bigint,
+          total_estimate bigint,
+          tally_entries  bigint,
+          tally_bytes    bigint,
+          tally_counted  bigint,
+          entries        bigint NOT NULL DEFAULT 0,
+          bytes          bigint NOT NULL DEFAULT 0,
+          indexed        bigint NOT NULL DEFAULT 0,
+          content_bytes  bigint NOT NULL DEFAULT 0,
+          skipped        bigint NOT NULL DEFAULT 0,
+          moved          bigint NOT NULL DEFAULT 0,
+          deleted        bigint NOT NULL DEFAULT 0,
+          errors         bigint NOT NULL DEFAULT 0,
+          pages          bigint NOT NULL DEFAULT 0,
+          error_code     text,
+          error_message  text,
+          started_at     bigint NOT NULL,
+          updated_at     bigint NOT NULL,
+          finished_at    bigint,
+          elapsed_ms     bigint NOT NULL DEFAULT 0
+        );
+        CREATE INDEX crawl_runs_by_host ON crawl_runs (host_id, id);
+        CREATE UNIQUE INDEX crawl_runs_one_unfinished ON crawl_runs (host_id) WHERE state IN ('running', 'paused', 'failed');
+
+        CREATE TABLE catalog_sync (
+          host_id         bigint PRIMARY KEY REFERENCES hosts (id) ON DELETE CASCADE,
+          watermark       text,
+          last_full_run   bigint,
+          last_run        bigint,
+          active_full_run bigint
+        );
+      `,
+    },
+  ],
+};
+
+export const TRIAL_SCHEMA: SchemaComponent = {
+  component: 'trial',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE trials (
+          id          text    PRIMARY KEY,
+          seq         bigint  GENERATED ALWAYS AS IDENTITY,
+          network_id  bigint  NOT NULL REFERENCES networks (id) ON DELETE CASCADE,
+          kind        text    NOT NULL,
+          module_hash text    NOT NULL,
+          passed      boolean NOT NULL,
+          report      text    NOT NULL,
+          origins     text    NOT NULL,
+          created_at  bigint  NOT NULL,
+          approved_by text,
+          approved_at bigint
+        );
+        CREATE INDEX trials_by_kind ON trials (network_id, kind, created_at);
+      `,
+    },
+  ],
+};
+
+export const DETACHED_RUN_SCHEMA: SchemaComponent = {
+  component: 'detached-run',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE detached_runs (
+          run_id      text   PRIMARY KEY,
+          seq         bigint GENERATED ALWAYS AS IDENTITY,
+          host_id     bigint NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,
+          user_id     text   NOT NULL,
+          agent_id    text,
+          created_at  bigint NOT NULL,
+          released_at bigint
+        );
+        CREATE INDEX detached_runs_by_user ON detached_runs (user_id, created_at);
+      `,
+    },
+  ],
+};
+
+export const TOKEN_SCHEMA: SchemaComponent = {
+  component: 'token',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE tokens (
+          id           text   PRIMARY KEY,
+          seq          bigint GENERATED ALWAYS AS IDENTITY,
+          network_id   bigint REFERENCES networks (id) ON DELETE CASCADE,
+          user_id      text   NOT NULL,
+          agent_id     text,
+          name         text   NOT NULL,
+          secret_hash  text   NOT NULL UNIQUE,
+          scopes       text   NOT NULL,
+          created_at   bigint NOT NULL,
+          expires_at   bigint,
+          last_used_at bigint,
+          revoked_at   bigint
+        );
+        CREATE INDEX tokens_by_user ON tokens (user_id, created_at);
+      `,
+    },
+  ],
+};
+
+/** Every component, in dependency order (hosts before what references them). */
+export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA];
