@@ -4,7 +4,8 @@
  *
  *   submitted → trialled → approved → installed → first crawl
  *
- * - **submit**: the module's text is stored under its SHA-256 (module-store.ts). The sha is its
+ * - **submit**: the module's text is stored under its SHA-256 (module-store.ts: in the data
+ *   directory, or in the database on a PostgreSQL store). The sha is its
  *   identity: a changed module is a new sha, which needs a trial and an approval of its own.
  * - **trial**: the conformance trial (inseam/trial) runs the module against its real host behind
  *   the gate; every trial, passed or failed, is recorded in the store's `trials` repository for the
@@ -36,11 +37,12 @@ import type { Scope } from '@inseam/connector';
 import type { CrawlHandle } from '../crawl/index.js';
 import type { HostView } from '../network/index.js';
 import type { Platform } from '../platform/index.js';
-import type { TrialRecord } from '../store/index.js';
-import { parseTrialConfig, runTrial, trialReportJson, TRIAL_PHASES, type TrialPhase, type TrialReportJson } from '../trial/index.js';
+import { PostgresStore, type TrialRecord } from '../store/index.js';
+import { parseTrialConfig, runTrial, trialReportJson, TRIAL_PHASES, type TrialPhase, type TrialReportJson, type TrialWriteSample } from '../trial/index.js';
 import { checkClosedSchema, inferConfigSchema } from './config-schema.js';
 import { checkConfirmation, confirmationPhrase } from './confirm.js';
-import { ModuleStore, type Installation, type Submission } from './module-store.js';
+import { ModuleStore, type ConnectorModuleStore, type Installation, type Submission } from './module-store.js';
+import { PostgresModuleStore } from './postgres-module-store.js';
 
 /** The largest module accepted, in bytes of UTF-8. */
 export const MAX_MODULE_BYTES = 1024 * 1024;
@@ -100,6 +102,8 @@ export interface TrialInput {
   readonly scratchPrefix?: string;
   readonly allowPrivateOrigins?: readonly string[];
   readonly webhookSample?: unknown;
+  /** Check 10's objects for the declared mimes, parsed (parseTrialSamples reads their JSON form). */
+  readonly samples?: readonly TrialWriteSample[];
 }
 
 export interface TrialOutcome {
@@ -143,7 +147,7 @@ const DESCRIBE_ONLY: EgressPort = {
 
 export class ConnectorLifecycle {
   readonly #platform: LifecyclePlatform;
-  readonly #modules: ModuleStore;
+  readonly #modules: ConnectorModuleStore;
   readonly #options: ConnectorLifecycleOptions;
   /** Sandboxed kinds this process registered, and the sha each came from. */
   readonly #installed = new Map<string, string>();
@@ -151,7 +155,8 @@ export class ConnectorLifecycle {
 
   constructor(platform: LifecyclePlatform, options: ConnectorLifecycleOptions = {}) {
     this.#platform = platform;
-    this.#modules = new ModuleStore(join(platform.paths.dataDir, 'connectors'));
+    // On a shared PostgreSQL store, modules live in the database, where every worker finds them.
+    this.#modules = platform.store instanceof PostgresStore ? new PostgresModuleStore(platform.store) : new ModuleStore(join(platform.paths.dataDir, 'connectors'));
     this.#options = options;
   }
 
@@ -219,9 +224,10 @@ export class ConnectorLifecycle {
       ...(file.scratchPrefix === undefined ? {} : { scratchPrefix: file.scratchPrefix }),
       ...(file.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: file.allowPrivateOrigins }),
       ...(file.webhookSample === undefined ? {} : { webhookSample: file.webhookSample }),
+      ...(input.samples === undefined ? {} : { samples: input.samples }),
       ...(this.#options.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: this.#options.checkTimeoutMs }),
     });
-    const json = { ...trialReportJson(report), refusals: [...report.refusals], leftOnHost: [...report.leftOnHost] };
+    const json = { ...trialReportJson(report), refusals: [...report.refusals], leftOnHost: [...report.leftOnHost], honoursOrder: report.honoursOrder };
     const record = await this.#platform.store.trials.record({
       id: `trial-${globalThis.crypto.randomUUID()}`,
       network,
@@ -249,6 +255,16 @@ export class ConnectorLifecycle {
       throw new PreconditionFailedError(`Module ${submission.sha.slice(0, 12)} has no trial in network "${network}"; run the trial first.`, { details: { sha: submission.sha, reason: 'not_trialled' } });
     }
     return this.#approveTrial(actor, newest, submission.sha, confirm);
+  }
+
+  /**
+   * What a submitted module describes for `config` (its kind, AuthSpec, dimensions), loaded in
+   * the sandbox with no network access; nothing is recorded. Throws `invalid_argument`,
+   * `not_found`, and what the module's createConnector or describe() throws.
+   */
+  async describeModule(network: string, shaText: string, config: Readonly<Record<string, unknown>>): Promise<Description> {
+    await this.#platform.networks.get(network);
+    return this.#describe(await this.#submission(shaText), config);
   }
 
   /** One recorded trial of the network (by whatever surface recorded it), with its report. Throws `not_found`. */
@@ -306,11 +322,14 @@ export class ConnectorLifecycle {
     }
     const config = input.config ?? {};
     const kind = await this.#exclusive(() => this.#register(actor, network, submission, approved, config, input.configSchema));
+    // The approved trial showed whether the host lists newest first; the crawler relies on it.
+    const honoursOrder = (await this.#platform.store.trials.get(approved.id))?.report['honoursOrder'] === true;
     const host = await this.#platform.networks.addHost({
       network,
       slug: input.host,
       kind,
       config,
+      honoursOrder,
       ...optional('credentials', input.credentials),
       ...optional('label', input.label),
       ...optional('description', input.description),

@@ -12,6 +12,7 @@ import type { Caller, FsService } from '../fs/index.js';
 import type { Platform } from '../platform/index.js';
 import { authenticate, callerOf, networkOf, requireFeature, type Principal } from './auth.js';
 import { HttpError } from './errors.js';
+import type { OAuthSessions } from './routes/oauth.js';
 import type { TokenService } from './tokens.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -24,6 +25,8 @@ export interface ApiServices {
   readonly tokens: TokenService;
   /** The largest body `PUT /v1/fs/write` accepts, in bytes. */
   readonly maxWriteBytes: number;
+  /** The OAuth flows the web page started (routes/oauth.ts). */
+  readonly oauth: OAuthSessions;
 }
 
 export interface ResponseSpec {

@@ -147,6 +147,34 @@ export const sourceKind: JsonSchema = object(
   ['kind', 'label', 'category', 'configSchema', 'capabilities'],
 );
 
+/** A `seed: "discoverable"` source a package offers (NetworkService.discoverable). */
+export const discoverableSource: JsonSchema = object(
+  {
+    packageId: str,
+    source: str,
+    label: str,
+    kind: str,
+    description: str,
+    root: nullable(str),
+    ownership: { type: 'string', enum: ['project', 'user', 'agent'] },
+    kindRegistered: bool,
+    added: { type: 'boolean', description: 'A host from this declaration exists in the network.' },
+    seeRequires: array(str),
+  },
+  ['packageId', 'source', 'label', 'kind', 'description', 'added'],
+);
+
+/** How a host authenticates, as a form shows it: never a present template or a value. */
+export const authView: JsonSchema = object(
+  {
+    acquire: object({ type: { type: 'string', enum: ['none', 'static', 'oauth2', 'exchange'] }, grant: { type: 'string', enum: ['authorization_code', 'device_code'] } }, ['type']),
+    fields: array(object({ name: str, label: str, secret: bool, pattern: str, help: str }, ['name', 'label', 'secret'])),
+    instructions: nullable(str),
+    origins: array(str),
+  },
+  ['acquire', 'fields', 'instructions', 'origins'],
+);
+
 export const fsEntry: JsonSchema = object(
   { address: str, host: str, path: str, name: str, type: { type: 'string', enum: ['file', 'directory'] }, size: int, mtime: str, etag: str, mime: str },
   ['address', 'host', 'path', 'name', 'type'],
@@ -256,6 +284,7 @@ export const crawlStatus: JsonSchema = object(
     progress: nullable(crawlProgress),
     entries: { type: 'integer', description: 'Entries in the catalog.' },
     watermark: nullable(str),
+    lastSync: { ...nullable(int), description: 'When the newest completed crawl finished (epoch ms).' },
   },
   ['host', 'running', 'progress', 'entries'],
 );

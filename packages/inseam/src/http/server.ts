@@ -1,5 +1,5 @@
 /**
- * The inseam server: one Fastify instance serving the web page at `/`, the HTTP API at `/v1` and
+ * The inseam server: one Fastify instance serving the web page at `/` (its files under `/web/`), the HTTP API at `/v1` and
  * the MCP endpoint at `/mcp`, over one platform.
  *
  *   const platform = await openPlatform({ dataDir });
@@ -14,19 +14,21 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { PermissionDeniedError, UnavailableError } from '@neuralis/package-system/contracts';
 import { ConnectorLifecycle } from '../connectors/index.js';
+import type { HostCredentials } from '../credentials/index.js';
 import { FsService, type Caller } from '../fs/index.js';
 import type { McpRouteOptions } from '../mcp/index.js';
 import type { Platform } from '../platform/index.js';
 import { authenticate, callerOf, networkOf } from './auth.js';
 import { handleError, HttpError } from './errors.js';
-import { HOME_HEADERS, homePage } from './home.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
 import { registerRoutes, type ApiServices, type RouteSpec } from './route.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { execRoutes } from './routes/exec.js';
 import { fsRoutes } from './routes/fs.js';
 import { hostRoutes } from './routes/hosts.js';
+import { OAuthSessions, oauthRoutes } from './routes/oauth.js';
 import { TokenService } from './tokens.js';
+import { registerWebPage } from '../web/assets.js';
 
 /** The largest body `PUT /v1/fs/write` accepts by default: 64 MiB. */
 export const DEFAULT_MAX_WRITE_BYTES = 64 * 1024 * 1024;
@@ -46,10 +48,15 @@ export interface HttpServerOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Options of the MCP endpoint at `/mcp` (inseam/mcp); `false` leaves it out. */
   readonly mcp?: McpRouteOptions | false;
+  /**
+   * OAuth from the web page (routes/oauth.ts): the credential store grants go to (default the
+   * platform's) and the redirect URI (default `<origin of the request>/v1/oauth/callback`).
+   */
+  readonly oauth?: { readonly credentials?: HostCredentials; readonly redirectUri?: string };
 }
 
 /** The API's route table (without the OpenAPI route itself). */
-export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes];
+export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...oauthRoutes];
 
 export async function createServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const services: ApiServices = {
@@ -58,6 +65,10 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
     connectors: options.connectors ?? new ConnectorLifecycle(options.platform),
     tokens: options.tokens ?? new TokenService(options.platform.store.tokens),
     maxWriteBytes: options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES,
+    oauth: new OAuthSessions({
+      credentials: options.oauth?.credentials ?? options.platform.credentials,
+      ...(options.oauth?.redirectUri === undefined ? {} : { redirectUri: options.oauth.redirectUri }),
+    }),
   };
   const app = Fastify({
     logger: options.logger ?? false,
@@ -68,6 +79,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
+    services.oauth.close();
     done();
   });
   app.addHook('onRequest', async () => {
@@ -97,7 +109,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
   document = buildOpenApi(routes, { version: API_VERSION });
   await registerRoutes(app, routes, services);
 
-  app.get('/', async (_request, reply) => reply.headers(HOME_HEADERS).send(homePage(await options.platform.networks.list())));
+  await registerWebPage(app);
   if (options.mcp !== false) {
     // Loaded only when mounted: the MCP SDK is a large graph a server without /mcp does not need.
     const { registerMcpRoutes } = await import('../mcp/index.js');

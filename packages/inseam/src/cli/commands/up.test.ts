@@ -93,6 +93,7 @@ describe('inseam up', () => {
     expect(up.stdout()).toContain(file);
     expect((await readFile(file, 'utf8')).trim()).toBe(token);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(up.stdout()).toContain(`  ${up.base}/#token=${token}\n`);
 
     const hosts = await get(up.base, '/v1/hosts', token);
     expect(hosts.status).toBe(200);
@@ -100,8 +101,8 @@ describe('inseam up', () => {
     expect((await get(up.base, '/v1/hosts')).status).toBe(401);
     const home = await get(up.base, '/');
     expect(home.status).toBe(200);
-    expect(home.text).toContain('<code>home</code>');
-    expect(home.text).toContain('/v1/openapi.json');
+    expect(home.text).toContain('<script type="module" src="/web/js/app.js"></script>');
+    expect((await get(up.base, '/web/js/app.js')).status).toBe(200);
     expect((await get(up.base, '/v1/openapi.json')).status).toBe(200);
     const mcp = await request(`${up.base}/mcp`, {
       method: 'POST',
@@ -134,6 +135,7 @@ describe('inseam up', () => {
     const up = await startUp(dataDir);
     expect(up.stdout()).not.toMatch(/inseam_[A-Za-z0-9_-]{43}/);
     expect(up.stdout()).toContain(`Admin token: in ${join(dataDir, 'admin.token')}`);
+    expect(up.stdout()).not.toContain('#token=');
     const hosts = JSON.parse((await get(up.base, '/v1/hosts', token)).text) as { slug: string }[];
     expect(hosts.map((host) => host.slug)).toEqual(['files', 'pad']);
     const late = await get(up.base, `/v1/fs/read?address=${encodeURIComponent('files://docs/late.txt')}`, token);

@@ -1,7 +1,8 @@
 /**
- * `inseam up [--data dir] [--folder path] [--port n] [--host addr]`: the main job. Serves the web
- * page (`/`), the HTTP API (`/v1`) and the MCP endpoint (`/mcp`) on one port over the embedded
- * store in the data directory.
+ * `inseam up [--data dir] [--store url] [--folder path] [--port n] [--host addr]`: the main job.
+ * Serves the web page (`/`), the HTTP API (`/v1`) and the MCP endpoint (`/mcp`) on one port over
+ * the embedded store in the data directory, or over a shared PostgreSQL store (`--store
+ * postgres://…` or INSEAM_DATABASE_URL; see docs/store.md).
  *
  * First start (no network yet): creates network `home` (with its pad) and an `fs` host `files` on
  * `--folder`, or on a demo folder `<data>/demo` it fills with a README and a few samples; and, while
@@ -22,7 +23,7 @@ import { ConnectorLifecycle } from '../../connectors/index.js';
 import { ADMIN_FEATURES, DEFAULT_MAX_WRITE_BYTES, TokenService, createServer } from '../../http/index.js';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import type { CliIo } from '../program.js';
-import { collect } from './support.js';
+import { collect, platformOptions } from './support.js';
 import { localUser } from './token.js';
 
 export const DEFAULT_PORT = 7341;
@@ -192,8 +193,7 @@ export function registerUpCommand(program: Command, io: CliIo): void {
       const port = portOf(options.port);
       const maxWriteBytes = bytesOf(options.maxWriteBytes);
       const folder = options.folder === undefined ? undefined : await checkFolder(options.folder);
-      const data = (command.optsWithGlobals() as { data?: string }).data;
-      const platform = await openPlatform({ ...(data === undefined ? {} : { dataDir: data }), env: io.env });
+      const platform = await openPlatform(platformOptions(command, io));
       let closed = false;
       const closePlatform = async (): Promise<void> => {
         if (!closed) await platform.close();
@@ -260,9 +260,17 @@ async function banner(platform: Platform, facts: { readonly base: string; readon
   if (facts.setup.folder !== null) lines.push(`Host "${FILES_HOST}" mounts ${facts.setup.folder}; its first crawl is running.`);
   const file = join(platform.dataDir, ADMIN_TOKEN_FILE);
   if (facts.token !== null) {
-    lines.push('', `Admin token — shown this once, and saved (mode 0600) in ${file}:`, `  ${facts.token}`, 'Send it as `Authorization: Bearer <token>`; make more with `inseam token create`.');
+    lines.push(
+      '',
+      `Admin token — shown this once, and saved (mode 0600) in ${file}:`,
+      `  ${facts.token}`,
+      'Send it as `Authorization: Bearer <token>`; make more with `inseam token create`.',
+      // The token rides in the fragment, which a browser never sends: it stays out of every log.
+      'Sign in to the web page with this link (the page keeps the token for the tab and drops it from the address):',
+      `  ${facts.base}/#token=${facts.token}`,
+    );
   } else {
-    lines.push('', `Admin token: in ${file} (made at first start; delete the file to get a new one at the next start).`);
+    lines.push('', `Admin token: in ${file} (made at first start; delete the file to get a new one at the next start).`, 'Sign in to the web page by pasting it, or any token from `inseam token create`.');
   }
   lines.push('', 'Press Ctrl-C to stop.', '');
   return lines.join('\n');

@@ -8,9 +8,10 @@ import { PermissionDeniedError } from '@neuralis/package-system/contracts';
 import type { Actor } from '../../connectors/index.js';
 import { MAX_MODULE_BYTES } from '../../connectors/index.js';
 import type { Call, RouteSpec } from '../route.js';
-import { connectorView, hostFields, hostSlug, hostView, crawlStatus, shaParams, trialOutcome, trialSummary } from '../schemas.js';
+import { authView, connectorView, hostFields, hostSlug, hostView, crawlStatus, shaParams, trialOutcome, trialSummary } from '../schemas.js';
 import { API_FEATURES } from '../tokens.js';
-import { crawlStatusOf, firstProgress } from './hosts.js';
+import { authViewOf, crawlStatusOf, firstProgress } from './hosts.js';
+import { parseTrialSamples } from '../../trial/index.js';
 
 const TAG = 'connectors';
 
@@ -89,6 +90,24 @@ export const connectorRoutes: readonly RouteSpec[] = [
   },
   {
     method: 'POST',
+    url: '/v1/connectors/:sha/describe',
+    operationId: 'describeConnector',
+    summary: 'Load a submitted module with a config and say how its host authenticates',
+    description:
+      'What a trial or install form needs before it asks for credentials: the kind the module describes for this config and its AuthSpec (fields, which are secret, the OAuth grant, the declared origins). The module runs in the sandbox without network access; nothing is recorded.',
+    tag: TAG,
+    feature: API_FEATURES.connectorsTrial,
+    params: shaParams,
+    body: { type: 'object', properties: { config: configObject }, required: ['config'], additionalProperties: false },
+    responses: { 200: { description: 'The kind and its auth.', schema: { type: 'object', properties: { kind: { type: 'string' }, auth: authView }, required: ['kind', 'auth'] } } },
+    handler: async (call) => {
+      const { config } = call.request.body as { config: Record<string, unknown> };
+      const description = await call.services.connectors.describeModule(await call.network(), sha(call), config);
+      return { kind: description.kind, auth: authViewOf(description.auth) };
+    },
+  },
+  {
+    method: 'POST',
     url: '/v1/connectors/:sha/trial',
     operationId: 'trialConnector',
     optionalBody: true,
@@ -107,6 +126,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
         scratchPrefix: { type: 'string', minLength: 1, maxLength: 1024 },
         allowPrivateOrigins: { type: 'array', items: { type: 'string' } },
         webhookSample: { type: 'object' },
+        samples: { type: 'array', maxItems: 64, items: { type: 'object' } },
       },
       additionalProperties: false,
     },
@@ -117,7 +137,8 @@ export const connectorRoutes: readonly RouteSpec[] = [
         // Letting code reach a private address (loopback, the LAN) is a person's decision.
         throw new PermissionDeniedError('Only a person\'s token can let a trial reach private origins (allowPrivateOrigins); an agent\'s cannot.', { details: { reason: 'agent_cannot_allow_private' } });
       }
-      return call.services.connectors.trial(actor(call), await call.network(), sha(call), body);
+      const { samples, ...rest } = body as typeof body & { samples?: unknown };
+      return call.services.connectors.trial(actor(call), await call.network(), sha(call), { ...rest, ...(samples === undefined ? {} : { samples: parseTrialSamples(samples) }) });
     },
   },
   {

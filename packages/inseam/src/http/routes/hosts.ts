@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NotFoundError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
-import type { Scope } from '@inseam/connector';
+import type { AuthSpec, Scope } from '@inseam/connector';
 import { progressOf, type CrawlProgress } from '../../catalog/index.js';
 import type { CrawlHandle } from '../../crawl/index.js';
 import type { FsHost } from '../../fs/index.js';
@@ -15,7 +15,7 @@ import type { Platform } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import { HttpError } from '../errors.js';
 import type { Call, RouteSpec } from '../route.js';
-import { crawlStatus, hostDetail, hostFields, hostParams, hostSlug, hostView, fsHost, networkRecord, networkSlug, sourceKind } from '../schemas.js';
+import { authView, crawlStatus, discoverableSource, hostDetail, hostFields, hostParams, hostSlug, hostView, fsHost, networkRecord, networkSlug, sourceKind } from '../schemas.js';
 import { API_FEATURES } from '../tokens.js';
 
 /** How long starting a crawl waits for its first progress before answering. */
@@ -27,6 +27,8 @@ export interface CrawlStatus {
   readonly progress: CrawlProgress | null;
   readonly entries: number;
   readonly watermark: string | null;
+  /** When the newest completed crawl finished (epoch ms); null before the first one completes. */
+  readonly lastSync: number | null;
 }
 
 function hostRef(call: Call): HostRef {
@@ -42,12 +44,16 @@ async function visibleHost(call: Call, ref: HostRef): Promise<FsHost> {
   return host;
 }
 
+/** Runs looked through for the newest completed one. */
+const LAST_SYNC_RUNS = 20;
+
 /** A host's crawl: the one running in this server, else the newest recorded. */
 export async function crawlStatusOf(platform: Platform, ref: HostRef): Promise<CrawlStatus> {
   const hostId = await platform.store.catalog.resolveHost(ref);
   if (hostId === null) throw new NotFoundError(`Network "${ref.network}" has no host "${ref.host}".`, { details: { network: ref.network, host: ref.host } });
   const running = platform.crawler.running(ref);
-  const newest = (await platform.store.catalog.listRuns(hostId, 1))[0];
+  const runs = await platform.store.catalog.listRuns(hostId, LAST_SYNC_RUNS);
+  const newest = runs[0];
   const progress = running?.progress ?? (newest === undefined ? null : progressOf(newest));
   return {
     host: `${ref.network}/${ref.host}`,
@@ -55,6 +61,7 @@ export async function crawlStatusOf(platform: Platform, ref: HostRef): Promise<C
     progress,
     entries: await platform.store.catalog.countEntries(hostId),
     watermark: (await platform.store.catalog.syncState(hostId)).watermark,
+    lastSync: runs.find((run) => run.state === 'completed')?.finishedAt ?? null,
   };
 }
 
@@ -66,6 +73,29 @@ export async function firstProgress(handle: CrawlHandle): Promise<void> {
   } finally {
     stop.abort();
   }
+}
+
+/** How a host authenticates, for a form: acquisition, fields, instructions, origins — never a present template. */
+export interface AuthView {
+  readonly acquire: { readonly type: AuthSpec['acquire']['type']; readonly grant?: 'authorization_code' | 'device_code' };
+  readonly fields: readonly { readonly name: string; readonly label: string; readonly secret: boolean; readonly pattern?: string; readonly help?: string }[];
+  readonly instructions: string | null;
+  readonly origins: readonly string[];
+}
+
+export function authViewOf(auth: AuthSpec): AuthView {
+  return {
+    acquire: auth.acquire.type === 'oauth2' ? { type: 'oauth2', grant: auth.acquire.grant } : { type: auth.acquire.type },
+    fields: (auth.fields ?? []).map(({ name, label, secret, pattern, help }) => ({
+      name,
+      label,
+      secret,
+      ...(pattern === undefined ? {} : { pattern }),
+      ...(help === undefined ? {} : { help }),
+    })),
+    instructions: auth.instructions ?? null,
+    origins: [...auth.origins],
+  };
 }
 
 interface HostBody {
@@ -94,6 +124,44 @@ export const hostRoutes: readonly RouteSpec[] = [
     tag: 'hosts',
     responses: { 200: { description: 'Kinds, by kind.', schema: { type: 'array', items: sourceKind } } },
     handler: async (call) => call.services.platform.kinds.list(),
+  },
+  {
+    method: 'POST',
+    url: '/v1/source-kinds/:kind/describe',
+    operationId: 'describeSourceKind',
+    summary: 'Check a config for a kind and say how such a host authenticates',
+    description:
+      'What a form needs before it asks for credentials: the config checked against the kind\'s schema (`invalid_config` naming every bad field in `details.fields`) with defaults filled, and the AuthSpec the kind declares for it (fields to ask for, which are secret, the OAuth grant, the origins). Nothing is stored.',
+    tag: 'hosts',
+    feature: API_FEATURES.hostsManage,
+    params: { type: 'object', properties: { kind: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['kind'], additionalProperties: false },
+    body: { type: 'object', properties: { network: networkSlug, config: { type: 'object' } }, required: ['config'], additionalProperties: false },
+    responses: {
+      200: { description: 'The checked config and the kind\'s auth.', schema: { type: 'object', properties: { kind: { type: 'string' }, config: { type: 'object' }, auth: authView }, required: ['kind', 'config', 'auth'] } },
+    },
+    handler: async (call) => {
+      const { kind } = call.request.params as { kind: string };
+      const body = call.request.body as { network?: string; config: Record<string, unknown> };
+      const network = await call.network(body.network);
+      const kinds = call.services.platform.kinds;
+      const config = kinds.validateConfig(kind, body.config);
+      const description = await kinds.describe({ network, slug: 'new-host', kind, config, ownership: 'project', ownerId: null, privateOrigins: [] });
+      return { kind, config, auth: authViewOf(description.auth) };
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/discoverable-sources',
+    operationId: 'listDiscoverableSources',
+    summary: 'Sources the loaded packages offer to add (seed "discoverable"), for the caller\'s network',
+    description:
+      'Add one with `POST /v1/hosts { slug: <source>, from: <packageId> }`; `added` says whether it is there already. An offer whose `seeRequires` names a feature the token lacks is left out (a display default; adding stays gated by hosts.manage).',
+    tag: 'hosts',
+    responses: { 200: { description: 'Offers, by package.', schema: { type: 'array', items: discoverableSource } } },
+    handler: async (call) => {
+      const offers = await call.services.platform.networks.discoverable(await call.network());
+      return offers.filter((offer) => offer.seeRequires.every((feature) => call.principal.features.has(feature)));
+    },
   },
   {
     method: 'GET',

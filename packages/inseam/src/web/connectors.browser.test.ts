@@ -1,0 +1,143 @@
+/**
+ * The connector lifecycle in Chromium, with the notes-api example module against its real API on
+ * loopback: an agent submits the module; on the page a person runs its trial (each check and the
+ * origins it used are shown), approves it by typing the phrase, installs it, and watches the first
+ * crawl to its end. The API token is typed once, masked, and never comes back.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleSha } from '../connectors/index.js';
+import { NOTES_SEED, exampleSource } from '../trial/__fixtures__/examples.js';
+import { startNotesApi, type NotesApi } from '../trial/__fixtures__/servers/notes-api.js';
+import { call } from '../http/__fixtures__/api.js';
+import { BROWSER_TEST_MS, eventually, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
+
+const SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    baseUrl: { type: 'string', minLength: 1, pattern: '^https?://', description: 'Where the notes API answers, e.g. https://notes.example.com.' },
+    pageSize: { type: 'integer', minimum: 1, maximum: 1000, description: 'Files per page. Default 100.' },
+  },
+  required: ['baseUrl'],
+};
+
+let server: WebServer;
+let browser: Browser;
+let notes: NotesApi;
+let watched: WatchedPage;
+const source = exampleSource('notes-api');
+const sha = moduleSha(source);
+
+beforeAll(async () => {
+  [server, browser, notes] = await Promise.all([startWebServer(), launchChromium(), startNotesApi(NOTES_SEED)]);
+  const agent = (await server.tokens.create({ name: 'helper', userId: 'ann', agentId: 'helper', network: 'home', features: ['connectors.trial'] })).token;
+  const submitted = await call(server, 'POST', '/v1/connectors', { token: agent, body: { module: source, name: 'Notes API', configSchema: SCHEMA } });
+  expect(submitted.status, submitted.text).toBe(201);
+  watched = await watchedPage(browser, server.url);
+});
+
+afterAll(async () => {
+  await watched?.context.close().catch(() => undefined);
+  await browser?.close();
+  await server?.close();
+  await notes?.close();
+});
+
+describe('a submitted connector, from trial to its first crawl', () => {
+  it('runs the trial from the page and shows each check and the origins used', async () => {
+    const { page } = watched;
+    await signInByLink(page, server.url, server.admin, '#/connectors');
+    const item = page.locator(`.module-item[data-sha="${sha}"]`);
+    await eventually(() => item.locator('[data-state]').textContent()).toBe('submitted');
+    expect(await item.textContent()).toContain('by ann/helper');
+    await item.click();
+    await page.waitForURL(new RegExp(`#/connectors/${sha}$`));
+    await eventually(() => page.getByRole('heading', { name: 'No trial yet' }).isVisible()).toBe(true);
+    await screenshot(page, 'connector-submitted');
+
+    const baseUrl = page.getByLabel('Base URL', { exact: true });
+    await baseUrl.fill('notes.example.com');
+    await page.getByRole('button', { name: 'Run trial' }).click();
+    expect(await page.locator('[data-path="baseUrl"] .field-error').textContent()).toBe('Must match the pattern ^https?://.');
+
+    await baseUrl.fill(notes.origin);
+    await baseUrl.press('Tab');
+    const token = page.getByLabel('API token');
+    await token.waitFor();
+    expect(await token.getAttribute('type')).toBe('password');
+    expect(await page.locator('.credentials .instructions').textContent()).toBe('Create an API token with read and write access and paste it here.');
+    await token.fill(notes.token);
+    await page.getByRole('checkbox', { name: `Allow ${notes.origin} on a private address (this machine, the LAN)` }).check();
+    await page.getByRole('button', { name: 'Run trial' }).click();
+
+    const report = page.locator('section.report');
+    await eventually(() => report.getAttribute('data-passed')).toBe('true');
+    expect(await report.getByRole('heading', { name: 'Trial passed' }).isVisible()).toBe(true);
+    const checks = await report.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-check'), row.getAttribute('data-status')]));
+    expect(checks.map(([id]) => id)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']);
+    expect(checks.every(([, status]) => status === 'pass' || status === 'skip')).toBe(true);
+    expect(await report.locator('tbody tr[data-check="1"] td').nth(1).textContent()).toMatch(/describe/i);
+    expect(await report.locator('.origins-used .chip').allTextContents()).toEqual([notes.origin]);
+    expect(await page.locator(`.module-item[data-sha="${sha}"] [data-state]`).textContent()).toBe('trialled');
+    expect(await page.content()).not.toContain(notes.token);
+    await screenshot(page, 'connector-trial');
+    expectClean();
+  }, BROWSER_TEST_MS);
+
+  it('lets the person approve it only with the phrase typed', async () => {
+    const { page } = watched;
+    const approval = page.locator('section.approval');
+    const phrase = `approve notes-api ${sha.slice(0, 12)}`;
+    expect(await approval.locator('.phrase').textContent()).toBe(phrase);
+    expect(await approval.textContent()).toContain(`reach ${notes.origin}`);
+    const confirm = page.getByLabel('Confirmation phrase');
+    await confirm.fill('yes');
+    await approval.getByRole('button', { name: 'Approve' }).click();
+    await eventually(() => approval.locator('.field-error').textContent()).toBe(`Approval needs a person to confirm it: type "${phrase}" in the confirmation field.`);
+    expect(await confirm.getAttribute('aria-invalid')).toBe('true');
+    await screenshot(page, 'connector-approve');
+    await confirm.fill(phrase);
+    await confirm.press('Enter');
+    await eventually(() => page.locator('section.approval .ok-text').textContent()).toMatch(/^ Approved by ann /);
+    expect(await page.locator(`.module-item[data-sha="${sha}"] [data-state]`).textContent()).toBe('approved');
+    expectClean();
+  }, BROWSER_TEST_MS);
+
+  it('installs it, starting the first crawl, and follows the crawl to its end', async () => {
+    const { page } = watched;
+    const install = page.locator('section.install');
+    // The settings card kept what was typed; the secret is asked for again only if it was cleared.
+    expect(await page.getByLabel('Base URL', { exact: true }).inputValue()).toBe(notes.origin);
+    await install.getByLabel('Host slug').fill('Notes');
+    await install.getByRole('button', { name: 'Install and crawl' }).click();
+    expect(await install.locator('.field-error').textContent()).toBe('Start with a lowercase letter (a–z).');
+    await install.getByLabel('Host slug').fill('notes');
+    await install.getByLabel('Label').fill('Team notes');
+    await install.getByRole('button', { name: 'Install and crawl' }).click();
+    const crawl = install.locator('.crawl-card');
+    await eventually(() => crawl.getAttribute('data-crawl-state')).toBe('completed');
+    expect(await crawl.locator('strong').textContent()).toBe('First crawl of notes: completed');
+    // The kind's default scope leaves trash/ out.
+    expect(await crawl.locator('.crawl').textContent()).toBe(`${NOTES_SEED.length - 1} entries`);
+    expect(await crawl.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    await eventually(() => page.locator(`.module-item[data-sha="${sha}"] [data-state]`).textContent()).toBe('installed');
+    expect(await install.getByRole('button', { name: 'Installed' }).isDisabled()).toBe(true);
+    await screenshot(page, 'connector-install');
+
+    const stored = await server.platform.networks.showHost({ network: 'home', host: 'notes' });
+    expect(stored).toMatchObject({ kind: 'notes-api', label: 'Team notes', privateOrigins: [notes.origin], credentials: { stored: ['token'] } });
+    await page.getByRole('link', { name: 'Hosts' }).click();
+    const row = page.locator('tr[data-host="notes"]');
+    await eventually(() => row.locator('[data-category]').textContent()).toBe('API');
+    expect(await row.locator('.cell-crawl').textContent()).toBe(`${NOTES_SEED.length - 1} entries`);
+    await screenshot(page, 'hosts-with-connector');
+    expect(await page.content()).not.toContain(notes.token);
+    expectClean();
+  }, BROWSER_TEST_MS);
+});
+
+function expectClean(): void {
+  expect(watched.outside, 'requests outside the server').toEqual([]);
+  expect(watched.errors, 'page errors').toEqual([]);
+}
