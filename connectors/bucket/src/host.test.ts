@@ -18,7 +18,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   }
 }
 
-async function listAll(host: BucketHost, options: { prefix?: string } = {}): Promise<{ entries: Entry[]; pages: number }> {
+async function listAll(host: BucketHost, options: { prefix?: string; since?: string } = {}): Promise<{ entries: Entry[]; pages: number }> {
   const entries: Entry[] = [];
   let cursor: string | undefined;
   let pages = 0;

@@ -140,11 +140,16 @@ export class HostCredentials {
     return this.#flows.beginDeviceAuthorization(checkHostRef(ref), auth);
   }
 
-  /** Stores (replacing) the network admin's OAuth client for `tokenUrl` (the `network` client source). */
+  /**
+   * Stores (replacing) the network admin's OAuth client for `tokenUrl` (the `network` client
+   * source), encrypted in the network's scope. Throws `invalid_argument` for a malformed
+   * registration (a secret-using auth method without a secret, a bad client id).
+   */
   setNetworkClient(network: string, tokenUrl: string, registration: OAuthClientRegistration): Promise<void> {
     return this.#clients.setNetworkClient(network, tokenUrl, registration);
   }
 
+  /** Removes the network's client for `tokenUrl`; false when there was none. */
   removeNetworkClient(network: string, tokenUrl: string): Promise<boolean> {
     return this.#clients.removeNetworkClient(network, tokenUrl);
   }

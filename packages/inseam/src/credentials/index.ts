@@ -4,6 +4,7 @@ export { projectScope, deploymentScope, userScope, agentScope, checkScope, descr
 export type { CredentialScope } from './scope.js';
 export type { CredentialRecordStore } from './record-store.js';
 export { SqliteCredentialRecordStore, CREDENTIAL_SCHEMA_VERSION, CREDENTIAL_SCHEMA_COMPONENT } from './sqlite-record-store.js';
+export { PostgresCredentialRecordStore, POSTGRES_CREDENTIAL_SCHEMA_VERSION } from './postgres-record-store.js';
 export { CredentialStore, openSqliteCredentialStore } from './store.js';
 export type { CredentialValue, JsonValue, CredentialStoreOptions, SqliteCredentialStoreOptions } from './store.js';
 export { PackageCredentials, packageCredentialId } from './package-credentials.js';
@@ -12,6 +13,7 @@ export type { HostCredentialsOptions, StoredHostCredentialSource } from './host-
 export { hostRecordId } from './host-record.js';
 export type { HostRef, OAuthClientSource, TokenEndpointAuthMethod } from './host-record.js';
 export type { OAuthClientRegistration, InseamOAuthClient } from './oauth-clients.js';
+export { readDeploymentClients, parseDeploymentClients } from './deployment-clients.js';
 export { AUTHORIZATION_FLOW_TTL_MS } from './oauth-flows.js';
 export type { AuthorizationStart, DeviceAuthorization } from './oauth-flows.js';
 export { DEFAULT_RENEW_ON } from './acquire.js';

@@ -1,7 +1,8 @@
 /**
  * Where a platform keeps its state, and the layout inside it:
  *
- *   <dataDir>/inseam.db                    the embedded store (networks, hosts, catalog, credentials)
+ *   <dataDir>/inseam.db                    the embedded store (networks, hosts, catalog, credentials),
+ *                                          unless a PostgreSQL store is named (see resolveStoreUrl)
  *   <dataDir>/master.key                   the master key file, when INSEAM_MASTER_KEY is not set
  *   <dataDir>/networks/<network>/          a network's project root (`local` roots resolve under it)
  *   <dataDir>/networks/<network>/data      the `data` root token
@@ -18,6 +19,8 @@ import { InvalidArgumentError, UnavailableError } from '@neuralis/package-system
 import { checkNetworkSlug } from '../address/index.js';
 
 export const DATA_DIR_ENV = 'INSEAM_DATA_DIR';
+/** The store's URL when `--store` is not given: a postgres:// URL selects PostgreSQL. */
+export const DATABASE_URL_ENV = 'INSEAM_DATABASE_URL';
 
 export type PlatformEnv = Readonly<Record<string, string | undefined>>;
 
@@ -33,6 +36,14 @@ export function resolveDataDir(options: { readonly dataDir?: string | undefined;
   if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'inseam');
   const home = nonEmpty(env['HOME']) ?? homedir();
   return join(home, '.local', 'share', 'inseam');
+}
+
+/**
+ * The store URL the options and environment name: the `storeUrl` option (the CLI's `--store`),
+ * else INSEAM_DATABASE_URL; undefined means the embedded store, `<dataDir>/inseam.db`.
+ */
+export function resolveStoreUrl(options: { readonly storeUrl?: string | undefined; readonly env?: PlatformEnv } = {}): string | undefined {
+  return nonEmpty(options.storeUrl) ?? nonEmpty((options.env ?? process.env)[DATABASE_URL_ENV]);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -53,6 +64,11 @@ export class PlatformPaths {
 
   get masterKey(): string {
     return join(this.dataDir, 'master.key');
+  }
+
+  /** The deployment's OAuth clients (the `inseam` client source), when the file exists; see credentials/deployment-clients.ts. */
+  get oauthClients(): string {
+    return join(this.dataDir, 'oauth-clients.json');
   }
 
   /** A network's project root. Throws `invalid_uri` for a bad network slug (so no slug can leave `networks/`). */

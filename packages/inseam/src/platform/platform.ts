@@ -8,8 +8,10 @@
  *   await platform.search.search('meeting', { network: 'home' });
  *   await platform.close();
  *
- * What it owns: the embedded store (`<dataDir>/inseam.db`), the master key (INSEAM_MASTER_KEY,
- * else `<dataDir>/master.key`, made at first start), the credential store in the same database,
+ * What it owns: the store — the embedded SQLite file `<dataDir>/inseam.db`, or PostgreSQL when
+ * `storeUrl` (the CLI's `--store`) or INSEAM_DATABASE_URL names a postgres:// database — the
+ * master key (INSEAM_MASTER_KEY, else `<dataDir>/master.key`, made at first start; every process
+ * sharing a PostgreSQL store needs the same key), the credential store in the same database,
  * the egress gate, the sandbox host (started on first use), the package loader with the built-in
  * connector packages loaded first-party, the host kinds, the network service, the catalog, the
  * crawler, the sync scheduler and search.
@@ -21,17 +23,28 @@
  */
 import { addressFromSourceUri } from '../address/index.js';
 import { Catalog } from '../catalog/index.js';
-import { CredentialStore, HostCredentials, PackageCredentials, SqliteCredentialRecordStore, loadMasterKey, type MasterKey } from '../credentials/index.js';
+import {
+  CredentialStore,
+  HostCredentials,
+  PackageCredentials,
+  PostgresCredentialRecordStore,
+  SqliteCredentialRecordStore,
+  loadMasterKey,
+  readDeploymentClients,
+  type CredentialRecordStore,
+  type InseamOAuthClient,
+  type MasterKey,
+} from '../credentials/index.js';
 import { Crawler, SyncScheduler, type CrawlHandle, type CrawlerOptions, type SyncOptions, type SyncSchedulerOptions } from '../crawl/index.js';
 import { createEgressGate, type EgressGate, type EgressGateOptions } from '../gate/index.js';
 import { NetworkService } from '../network/index.js';
 import { SandboxHost, type SandboxHostOptions } from '../sandbox/index.js';
 import { SearchService } from '../search/index.js';
-import { SqliteStore, type HostRecord, type HostRef } from '../store/index.js';
+import { PostgresStore, openStore, type HostRecord, type HostRef, type PlatformStore } from '../store/index.js';
 import { APP_ROOT_ENV } from '@inseam/connector-local';
 import type { CredentialDeclaration, SessionContext } from '@neuralis/package-system/contracts';
 import { PackageLoader } from '@neuralis/package-system/loader';
-import { PlatformPaths, resolveDataDir, type PlatformEnv } from './data-dir.js';
+import { PlatformPaths, resolveDataDir, resolveStoreUrl, type PlatformEnv } from './data-dir.js';
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
 import { builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
@@ -39,7 +52,9 @@ import { builtinPackages, declaredCredentials, installRoot, type PackageSpec } f
 export interface OpenPlatformOptions {
   /** The data directory (the CLI's `--data`); see resolveDataDir for the defaults. */
   readonly dataDir?: string;
-  /** Where INSEAM_DATA_DIR, XDG_DATA_HOME, HOME and INSEAM_MASTER_KEY are read. Default `process.env`. */
+  /** The store: a postgres:// URL, or a SQLite file; default INSEAM_DATABASE_URL, else `<dataDir>/inseam.db`. */
+  readonly storeUrl?: string;
+  /** Where INSEAM_DATA_DIR, INSEAM_DATABASE_URL, XDG_DATA_HOME, HOME and INSEAM_MASTER_KEY are read. Default `process.env`. */
   readonly env?: PlatformEnv;
   /** Packages loaded after the built-ins, with the trust their installer gives them. */
   readonly packages?: readonly PackageSpec[];
@@ -52,7 +67,7 @@ export interface OpenPlatformOptions {
 interface PlatformParts {
   readonly paths: PlatformPaths;
   readonly appRoot: string;
-  readonly store: SqliteStore;
+  readonly store: PlatformStore;
   readonly masterKey: MasterKey['source'];
   readonly credentialStore: CredentialStore;
   readonly packageCredentials: PackageCredentials;
@@ -60,13 +75,16 @@ interface PlatformParts {
   readonly egressLog: EgressLog;
   readonly loader: PackageLoader;
   readonly sandboxOptions: SandboxHostOptions;
+  /** The deployment's OAuth clients (`<data>/oauth-clients.json`). */
+  readonly oauthClients: readonly InseamOAuthClient[];
 }
 
 export class Platform {
   readonly paths: PlatformPaths;
   /** The `${appRoot}` root token's folder. */
   readonly appRoot: string;
-  readonly store: SqliteStore;
+  /** The embedded SqliteStore, or a PostgresStore (`instanceof` tells). */
+  readonly store: PlatformStore;
   /** Where the master key came from: INSEAM_MASTER_KEY, the key file, or a key file made now. */
   readonly masterKey: MasterKey['source'];
   readonly credentialStore: CredentialStore;
@@ -95,7 +113,7 @@ export class Platform {
     this.store = parts.store;
     this.masterKey = parts.masterKey;
     this.credentialStore = parts.credentialStore;
-    this.credentials = new HostCredentials({ store: parts.credentialStore });
+    this.credentials = new HostCredentials({ store: parts.credentialStore, oauth: { clients: parts.oauthClients } });
     this.packageCredentials = parts.packageCredentials;
     this.gate = parts.gate;
     this.egressLog = parts.egressLog;
@@ -208,7 +226,8 @@ export class Platform {
 }
 
 /**
- * Opens the platform on a data directory (created 0700 when missing). Throws `invalid_config`
+ * Opens the platform on a data directory (created 0700 when missing) and its store. Throws
+ * `invalid_argument` for a store URL that is neither postgres:// nor a file, `invalid_config`
  * for a malformed or mismatched master key or a database newer than this inseam, `unavailable`
  * when the data directory or database cannot be used, `not_found` when a built-in connector
  * package is missing, and the loader's errors for a package that cannot be loaded. Whatever was
@@ -221,11 +240,12 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
   // The loader-run `local` factory reads the app root from the environment; it is a constant of the install.
   const appRoot = nonEmpty(process.env[APP_ROOT_ENV]) ?? installRoot();
   process.env[APP_ROOT_ENV] = appRoot;
-  const store = SqliteStore.open({ path: paths.database });
+  const store = await openStore(resolveStoreUrl({ storeUrl: options.storeUrl, env }), { defaultPath: paths.database });
   let gate: EgressGate | undefined;
   try {
     const masterKey = await loadMasterKey({ env, keyFile: paths.masterKey });
-    const records = SqliteCredentialRecordStore.open(store.database);
+    const oauthClients = await readDeploymentClients(paths.oauthClients);
+    const records: CredentialRecordStore = store instanceof PostgresStore ? await PostgresCredentialRecordStore.open(store) : SqliteCredentialRecordStore.open(store.database);
     const credentialStore = await CredentialStore.open({ records, masterKey: masterKey.key });
     const egressLog = new EgressLog();
     gate = createEgressGate({ ...options.gate, recorder: egressLog });
@@ -243,7 +263,7 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
     });
     for (const spec of specs) await loader.loadPackage(spec.folder, { trust: spec.trust });
     platform = new Platform(
-      { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, sandboxOptions: options.sandbox ?? {} },
+      { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, sandboxOptions: options.sandbox ?? {}, oauthClients },
       options,
     );
     return platform;
