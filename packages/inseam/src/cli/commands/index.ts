@@ -7,15 +7,20 @@ import { registerFilesCommand } from './files.js';
 import { registerHostCommand } from './host.js';
 import { registerMcpCommand } from './mcp.js';
 import { registerNetworkCommand } from './network.js';
+import { registerOAuthClientCommand } from './oauth-client.js';
 import { registerSearchCommand } from './search.js';
+import { registerStatusCommand } from './status.js';
 import { registerDataOption } from './support.js';
 import { registerTrialCommand } from './trial.js';
 import { registerTokenCommand } from './token.js';
 import { registerUpCommand } from './up.js';
+import { registerWorkerCommand } from './worker.js';
 
 export function registerCommands(program: Command, io: CliIo): void {
   registerDataOption(program);
   registerUpCommand(program, io);
+  registerWorkerCommand(program, io);
+  registerStatusCommand(program, io);
   registerNetworkCommand(program, io);
   registerHostCommand(program, io);
   registerFilesCommand(program, io);
@@ -24,5 +29,6 @@ export function registerCommands(program: Command, io: CliIo): void {
   registerTrialCommand(program, io);
   registerConnectorCommands(program, io);
   registerTokenCommand(program, io);
+  registerOAuthClientCommand(program, io);
   registerMcpCommand(program, io);
 }

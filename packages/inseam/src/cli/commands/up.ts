@@ -23,10 +23,57 @@ import { ConnectorLifecycle } from '../../connectors/index.js';
 import { ADMIN_FEATURES, DEFAULT_MAX_WRITE_BYTES, TokenService, createServer } from '../../http/index.js';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import type { CliIo } from '../program.js';
+import { HostQueue, QueueDatabase, QueueWorker } from '../../queue/index.js';
+import { isPostgresUrl } from '../../store/index.js';
 import { collect, platformOptions } from './support.js';
+import { storeUrlOf } from './worker.js';
 import { localUser } from './token.js';
 
 export const DEFAULT_PORT = 7341;
+/** The host lease of the queue worker `up` runs on the shared store (as `inseam worker`'s default). */
+const UP_WORKER_LEASE_MS = 30_000;
+
+interface QueuedCrawls {
+  stop(): Promise<void>;
+}
+
+/**
+ * On the shared PostgreSQL store the server does not schedule crawls itself: it joins the queue as
+ * one worker (concurrency 1), so scheduled and first syncs are leased host by host exactly as on
+ * `inseam worker` processes, which add capacity beside it. Stopping pauses its crawls at a
+ * checkpoint and queues them again for another worker.
+ */
+async function startQueueWorker(platform: Platform, url: string): Promise<QueuedCrawls> {
+  const database = new QueueDatabase({ url, max: 5 });
+  let queue: HostQueue | undefined;
+  try {
+    queue = await HostQueue.start({ database });
+    const worker = new QueueWorker({
+      queue,
+      store: platform.store,
+      crawler: platform.crawler,
+      hosts: { record: (ref) => platform.store.hosts.get(ref), crawlTarget: (record) => platform.kinds.crawlTarget(record), forget: (ref) => platform.kinds.forget(ref) },
+      concurrency: 1,
+      leaseMs: UP_WORKER_LEASE_MS,
+    });
+    await worker.start();
+    // Due syncs (a new auto host's first crawl among them) are queued at once, not at the next minute's tick.
+    await queue.tickNow();
+    const started = queue;
+    let stopping: Promise<void> | undefined;
+    return {
+      stop: () => (stopping ??= (async () => {
+        await worker.stop();
+        await started.stop();
+        await database.close();
+      })()),
+    };
+  } catch (error) {
+    await queue?.stop().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_NETWORK = 'home';
 export const FILES_HOST = 'files';
@@ -193,7 +240,10 @@ export function registerUpCommand(program: Command, io: CliIo): void {
       const port = portOf(options.port);
       const maxWriteBytes = bytesOf(options.maxWriteBytes);
       const folder = options.folder === undefined ? undefined : await checkFolder(options.folder);
-      const platform = await openPlatform(platformOptions(command, io));
+      const storeUrl = storeUrlOf(command, io);
+      const shared = storeUrl !== undefined && isPostgresUrl(storeUrl);
+      // On the shared store the server crawls as one queue worker (below): the crawler's run lease is half the worker's, as in `inseam worker`.
+      const platform = await openPlatform({ ...platformOptions(command, io), ...(shared ? { crawler: { leaseMs: UP_WORKER_LEASE_MS / 2 } } : {}) });
       let closed = false;
       const closePlatform = async (): Promise<void> => {
         if (!closed) await platform.close();
@@ -215,13 +265,15 @@ export function registerUpCommand(program: Command, io: CliIo): void {
           mcp: { allowPrivateOrigins: options.allowPrivateOrigin },
         });
         const signals = stopSignals(() => app.server.closeAllConnections());
+        let queued: QueuedCrawls | undefined;
         try {
           await app.listen({ host: options.host, port }).catch((error: unknown) => Promise.reject(listenError(error, options.host, port)));
           const address = app.server.address();
           const bound = typeof address === 'object' && address !== null ? address.port : port;
           const base = `http://${urlHost(options.host)}:${bound}`;
           platform.scheduler.on('failed', (ref, error) => io.stderr.write(`inseam: syncing ${ref.network}/${ref.host} failed: ${error instanceof Error ? error.message : String(error)}\n`));
-          await platform.startSync();
+          if (shared) queued = await startQueueWorker(platform, storeUrl);
+          else await platform.startSync();
           io.stdout.write(await banner(platform, { base, setup, token }));
           if (!isLoopback(options.host)) io.stderr.write(`inseam: listening on ${options.host} exposes the API to the network, over plain HTTP; put it behind TLS.\n`);
           const signal = await signals.stopped;
@@ -232,11 +284,13 @@ export function registerUpCommand(program: Command, io: CliIo): void {
           } finally {
             clearTimeout(grace);
           }
+          await queued?.stop();
           await closePlatform();
           io.stderr.write('Stopped; everything is saved.\n');
         } finally {
           signals.dispose();
           await app.close();
+          await queued?.stop();
         }
       } finally {
         await closePlatform();

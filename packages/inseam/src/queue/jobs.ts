@@ -1,0 +1,141 @@
+/**
+ * The queues of a distributed crawl and the jobs they carry.
+ *
+ * - `inseam-sync`: crawls to run (a first crawl, an interval sync, a requested one, the resumption
+ *   of one a worker left). Policy `short`: while one job for a host and mode waits, another send for
+ *   them is dropped (its singleton key is `network/host:mode`), so schedules and impatient callers
+ *   never pile work up. Failed jobs retry with exponential backoff, then go to the dead letter.
+ * - `inseam-events`: change events and webhook deliveries for a host no worker holds right now.
+ * - `inseam-inbox-<worker>`: one per worker, for jobs of hosts that worker holds (events sent to it
+ *   directly, syncs another worker fetched and forwarded).
+ * - `inseam-dead`: jobs that kept failing, with their last error as output; nobody works it.
+ * - `inseam-tick`: a pg-boss schedule sends one job a minute, which one worker runs to enqueue the
+ *   syncs that are due.
+ *
+ * Job data is JSON written by any process on the database; `parseHostJob` checks it before use.
+ */
+import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+import type { ChangeEvent } from '@inseam/connector';
+import type { SyncMode } from '../crawl/index.js';
+import type { HostRef } from '../store/index.js';
+
+export const SYNC_QUEUE = 'inseam-sync';
+export const EVENTS_QUEUE = 'inseam-events';
+export const DEAD_QUEUE = 'inseam-dead';
+export const TICK_QUEUE = 'inseam-tick';
+export const INBOX_PREFIX = 'inseam-inbox-';
+
+/** SQL LIKE pattern of every inbox queue. */
+export const INBOX_QUEUE_PATTERN = `${INBOX_PREFIX}%`;
+
+/** The inbox queue of one worker. */
+export function inboxQueue(workerId: string): string {
+  return `${INBOX_PREFIX}${workerId}`;
+}
+
+/** The worker whose inbox `queue` is, or null for another queue. */
+export function inboxOwner(queue: string): string | null {
+  return queue.startsWith(INBOX_PREFIX) ? queue.slice(INBOX_PREFIX.length) : null;
+}
+
+/**
+ * Why a sync was queued: `added` (a host's first crawl), `requested` (a person or the API),
+ * `interval` and `rescan` (the schedule), `resume` (an unfinished run nobody works on), `rehome`
+ * (a watched host whose worker left), `deferred` (its run was busy elsewhere; tried again later),
+ * `stopped` (its worker stopped and paused it), `lost` (its worker died).
+ */
+export type SyncReason = 'added' | 'requested' | 'interval' | 'rescan' | 'resume' | 'rehome' | 'deferred' | 'stopped' | 'lost';
+export const SYNC_REASONS = ['added', 'requested', 'interval', 'rescan', 'resume', 'rehome', 'deferred', 'stopped', 'lost'] as const satisfies readonly SyncReason[];
+
+interface HostJobBase {
+  readonly network: string;
+  readonly host: string;
+  /** How often workers passed the job to the worker holding its host. */
+  readonly hops?: number;
+  /** How often a worker died (or lost its lease) while working on it. */
+  readonly lost?: number;
+}
+
+export interface SyncJob extends HostJobBase {
+  readonly type: 'sync';
+  readonly mode: SyncMode;
+  readonly restart?: boolean;
+  readonly reason: SyncReason;
+}
+
+export interface EventsJob extends HostJobBase {
+  readonly type: 'events';
+  readonly events: readonly ChangeEvent[];
+}
+
+/** A webhook delivery as it arrived, for the connector of the worker holding the host to parse. */
+export interface WebhookRequestData {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: readonly (readonly [string, string])[];
+  /** The body, base64; null for none. */
+  readonly body: string | null;
+}
+
+export interface WebhookJob extends HostJobBase {
+  readonly type: 'webhook';
+  readonly request: WebhookRequestData;
+}
+
+export type HostJob = SyncJob | EventsJob | WebhookJob;
+
+const MODES: ReadonlySet<string> = new Set(['auto', 'full', 'incremental']);
+const REASONS: ReadonlySet<string> = new Set(SYNC_REASONS);
+
+/** The dedupe key of a sync: one waiting job per host, mode and restart. */
+export function syncKey(job: Pick<SyncJob, 'network' | 'host' | 'mode' | 'restart'>): string {
+  return `${job.network}/${job.host}:${job.mode}${job.restart === true ? ':restart' : ''}`;
+}
+
+export function refOf(job: HostJobBase): HostRef {
+  return { network: job.network, host: job.host };
+}
+
+function malformed(why: string): InvalidArgumentError {
+  return new InvalidArgumentError(`A queued job is malformed (${why}); it is failed, not run.`, { details: { reason: 'job_malformed' } });
+}
+
+function count(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || (value as number) < 0) throw malformed(`${name} is not a whole number`);
+  return value as number;
+}
+
+/** Checks job data read from the queue. Throws `invalid_argument` (reason `job_malformed`) naming what is wrong. */
+export function parseHostJob(data: unknown): HostJob {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw malformed('not an object');
+  const job = data as Record<string, unknown>;
+  if (typeof job['network'] !== 'string' || job['network'] === '' || typeof job['host'] !== 'string' || job['host'] === '') throw malformed('no network or host');
+  const base = { network: job['network'], host: job['host'], hops: count(job['hops'], 'hops'), lost: count(job['lost'], 'lost') };
+  const clean = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+  switch (job['type']) {
+    case 'sync': {
+      if (typeof job['mode'] !== 'string' || !MODES.has(job['mode'])) throw malformed('mode is not auto, full or incremental');
+      if (typeof job['reason'] !== 'string' || !REASONS.has(job['reason'])) throw malformed('unknown reason');
+      if (job['restart'] !== undefined && typeof job['restart'] !== 'boolean') throw malformed('restart is not a boolean');
+      return clean({ type: 'sync', ...base, mode: job['mode'] as SyncMode, reason: job['reason'] as SyncReason, restart: job['restart'] as boolean | undefined });
+    }
+    case 'events':
+      if (!Array.isArray(job['events'])) throw malformed('events is not an array');
+      return clean({ type: 'events', ...base, events: job['events'] as ChangeEvent[] });
+    case 'webhook': {
+      const request = job['request'] as Record<string, unknown> | null | undefined;
+      if (typeof request !== 'object' || request === null || typeof request['method'] !== 'string' || typeof request['url'] !== 'string') throw malformed('no request');
+      const headers = request['headers'];
+      if (!Array.isArray(headers) || !headers.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))) throw malformed('headers are not name/value pairs');
+      if (request['body'] !== null && typeof request['body'] !== 'string') throw malformed('body is not base64 text');
+      return clean({
+        type: 'webhook',
+        ...base,
+        request: { method: request['method'], url: request['url'], headers: headers as [string, string][], body: request['body'] as string | null },
+      });
+    }
+    default:
+      throw malformed('unknown type');
+  }
+}
