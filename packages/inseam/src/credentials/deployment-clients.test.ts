@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,9 +31,16 @@ describe('deployment OAuth clients', () => {
 
   it('refuses a file others may read, without saying what is in it', async () => {
     const error = await readDeploymentClients(await clientsFile([CLIENT], 0o644)).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'invalid_config', details: { reason: 'oauth_clients_file_mode' } });
+    expect(error).toMatchObject({ code: 'invalid_config', details: { reason: 'oauth_clients_file_permissions' } });
     expect((error as Error).message).toContain('chmod 600');
     expect((error as Error).message).not.toContain(CLIENT.clientSecret);
+  });
+
+  it('refuses a symlink rather than following it (checked on the open descriptor, as the master key file)', async () => {
+    const real = await clientsFile([CLIENT]);
+    const link = join(dir, 'link.json');
+    await symlink(real, link);
+    await expect(readDeploymentClients(link)).rejects.toMatchObject({ code: 'invalid_config', details: { reason: 'oauth_clients_file_symlink' } });
   });
 
   it('names the entry and field of a malformed client, never a value', async () => {

@@ -5,16 +5,18 @@
  *   [{ "tokenUrl": "https://oauth2.example.com/token", "clientId": "…", "clientSecret"?: "…",
  *      "tokenEndpointAuthMethod"?: "client_secret_basic" | "client_secret_post" | "none" }]
  *
- * The file holds client secrets, so it must be readable by its owner only (mode 0600 or
- * stricter); a file others can read is refused rather than used. A missing file means no
+ * The file holds client secrets, so it is read as the master key file is (private-file.ts): a
+ * regular file, not a symlink, owned by this user, mode 0600 or stricter; anything else is refused
+ * rather than used. A missing file means no
  * deployment clients. Network admins' own clients live encrypted in the credential store instead
  * (`inseam oauth-client set`).
  */
-import { readFile, stat } from 'node:fs/promises';
 import { InvalidConfigError } from '@neuralis/package-system/contracts';
+import { readPrivateFile } from './private-file.js';
 import { checkRegistration, type InseamOAuthClient, type OAuthClientRegistration } from './oauth-clients.js';
 import type { TokenEndpointAuthMethod } from './host-record.js';
 
+const MAX_FILE_BYTES = 1024 * 1024;
 const KEYS = new Set(['tokenUrl', 'clientId', 'clientSecret', 'tokenEndpointAuthMethod']);
 
 /**
@@ -23,19 +25,11 @@ const KEYS = new Set(['tokenUrl', 'clientId', 'clientSecret', 'tokenEndpointAuth
  * malformed entry.
  */
 export async function readDeploymentClients(path: string): Promise<InseamOAuthClient[]> {
-  let mode: number;
-  try {
-    mode = (await stat(path)).mode;
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ENOENT') return [];
-    throw error;
-  }
-  if ((mode & 0o077) !== 0) {
-    throw new InvalidConfigError(`The OAuth client file ${path} holds client secrets but others may read it; run chmod 600 on it.`, { details: { reason: 'oauth_clients_file_mode' } });
-  }
+  const bytes = await readPrivateFile(path, { label: 'OAuth client file', reason: 'oauth_clients_file', maxBytes: MAX_FILE_BYTES });
+  if (bytes === null) return [];
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(path, 'utf8')) as unknown;
+    value = JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     throw new InvalidConfigError(`The OAuth client file ${path} is not JSON; it holds an array of { "tokenUrl", "clientId", "clientSecret"?, "tokenEndpointAuthMethod"? }.`);
   }

@@ -15,6 +15,7 @@
  */
 import { constants } from 'node:fs';
 import { link, mkdir, open, unlink } from 'node:fs/promises';
+import { readPrivateFile } from './private-file.js';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { InvalidConfigError, UnavailableError } from '@neuralis/package-system/contracts';
@@ -81,37 +82,17 @@ function errorCode(error: unknown): string | undefined {
 }
 
 async function readKeyFile(path: string): Promise<Buffer | null> {
-  let handle;
+  let bytes: Buffer | null;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    bytes = await readPrivateFile(path, { label: 'master key file', reason: 'key_file', maxBytes: MAX_KEY_FILE_BYTES });
   } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw new InvalidConfigError(`The master key file ${path} is a symbolic link; point the configuration at the real file.`, { details: { reason: 'key_file_symlink' } });
-    throw new UnavailableError(`The master key file ${path} cannot be opened (${code ?? 'error'}); check that this user can read it.`, { details: { reason: 'key_file_unreadable' } });
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new InvalidConfigError(`The master key file ${path} is not a regular file.`, { details: { reason: 'key_file_not_regular' } });
-    if (process.platform !== 'win32') {
-      if ((stats.mode & 0o077) !== 0) {
-        const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
-        throw new InvalidConfigError(
-          `The master key file ${path} has mode ${mode}, so other users may read it; run \`chmod 600 ${path}\` (and consider the key exposed if they did).`,
-          { details: { reason: 'key_file_permissions', mode } },
-        );
-      }
-      const uid = process.getuid?.();
-      if (uid !== undefined && stats.uid !== uid) {
-        throw new InvalidConfigError(`The master key file ${path} belongs to another user; it must be owned by the user inseam runs as.`, { details: { reason: 'key_file_owner' } });
-      }
+    // A key file too large to be a key says so in the master key's own words.
+    if ((error as { details?: { reason?: unknown } }).details?.reason === 'key_file_too_large') {
+      throw new InvalidConfigError(`The master key file ${path} is too large to be a master key.`, { details: { reason: 'master_key_malformed' } });
     }
-    if (stats.size > MAX_KEY_FILE_BYTES) throw new InvalidConfigError(`The master key file ${path} is too large to be a master key.`, { details: { reason: 'master_key_malformed' } });
-    const text = (await handle.readFile()).toString('utf8');
-    return parseMasterKey(text, `The master key file ${path}`);
-  } finally {
-    await handle.close();
+    throw error;
   }
+  return bytes === null ? null : parseMasterKey(bytes.toString('utf8'), `The master key file ${path}`);
 }
 
 /** Creates the key file; null when one already exists (another process won the race). */
