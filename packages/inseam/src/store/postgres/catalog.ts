@@ -31,11 +31,8 @@ import type {
   CatalogBatch,
   CatalogStore,
   ContentState,
-  CrawlMode,
-  CrawlPhase,
   CrawlRunRecord,
   CrawlRunState,
-  EntryDecision,
   EntryPut,
   EntryRecord,
   EntryRow,
@@ -52,61 +49,7 @@ import type {
 } from '../types.js';
 import { attempt, isUniqueViolation, type Db } from './database.js';
 import { hitSnippet, pathVector, searchVector, termWords, tsqueryLiteral, type TermWords } from './search-text.js';
-
-interface EntryRowDb {
-  id: number;
-  host_id: number;
-  path: string;
-  size: number | null;
-  mtime: string | null;
-  etag: string | null;
-  mime: string | null;
-  native_hash: string | null;
-  native_id: string | null;
-  decision: EntryDecision;
-  dimensions: string;
-  extra: string | null;
-  envelope: string | null;
-  content_state: ContentState;
-  content_key: string | null;
-  content_bytes: number;
-  seen_run: number;
-  updated_at: number;
-}
-
-interface RunRowDb {
-  id: number;
-  host_id: number;
-  network: string;
-  host: string;
-  mode: CrawlMode;
-  state: CrawlRunState;
-  phase: CrawlPhase;
-  cursor: string | null;
-  since: string | null;
-  watermark: string | null;
-  owner: string | null;
-  heartbeat_at: number | null;
-  total_estimate: number | null;
-  tally_entries: number | null;
-  tally_bytes: number | null;
-  tally_counted: number | null;
-  entries: number;
-  bytes: number;
-  indexed: number;
-  content_bytes: number;
-  skipped: number;
-  moved: number;
-  deleted: number;
-  errors: number;
-  pages: number;
-  error_code: string | null;
-  error_message: string | null;
-  started_at: number;
-  updated_at: number;
-  finished_at: number | null;
-  elapsed_ms: number;
-}
+import { type EntryRowDb, type RunRowDb, toState, toEntry, toRun } from '../rows.js';
 
 const ENTRY_COLUMNS = `id, host_id, path, size, mtime, etag, mime, native_hash, native_id, decision, dimensions, extra, envelope,
   content_state, content_key, content_bytes, seen_run, updated_at`;
@@ -121,77 +64,6 @@ const EXCERPT_LEAD = 1024;
 const RANK_WEIGHTS = '{0.5, 0, 0, 1}';
 /** Where a moved entry's path waits while several entries trade paths in one batch. */
 const PARKED = '\u0001inseam-moving\u0001';
-
-function toState(row: EntryRowDb): EntryState {
-  return {
-    id: row.id,
-    path: row.path,
-    etag: row.etag,
-    nativeHash: row.native_hash,
-    nativeId: row.native_id,
-    size: row.size,
-    contentState: row.content_state,
-    contentKey: row.content_key,
-    seenRun: row.seen_run,
-  };
-}
-
-function toEntry(row: EntryRowDb): EntryRecord {
-  return {
-    id: row.id,
-    hostId: row.host_id,
-    path: row.path,
-    size: row.size,
-    mtime: row.mtime,
-    etag: row.etag,
-    mime: row.mime,
-    nativeHash: row.native_hash,
-    nativeId: row.native_id,
-    decision: row.decision,
-    dimensions: row.dimensions,
-    extra: row.extra,
-    envelope: row.envelope,
-    contentState: row.content_state,
-    contentKey: row.content_key,
-    contentBytes: row.content_bytes,
-    seenRun: row.seen_run,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toRun(row: RunRowDb): CrawlRunRecord {
-  return {
-    id: row.id,
-    hostId: row.host_id,
-    host: { network: row.network, host: row.host },
-    mode: row.mode,
-    state: row.state,
-    phase: row.phase,
-    cursor: row.cursor,
-    since: row.since,
-    watermark: row.watermark,
-    owner: row.owner,
-    heartbeatAt: row.heartbeat_at,
-    totalEstimate: row.total_estimate,
-    counters: {
-      entries: row.entries,
-      bytes: row.bytes,
-      indexed: row.indexed,
-      contentBytes: row.content_bytes,
-      skipped: row.skipped,
-      moved: row.moved,
-      deleted: row.deleted,
-      errors: row.errors,
-      pages: row.pages,
-    },
-    scopeTally: row.tally_entries === null ? null : { entries: row.tally_entries, bytes: row.tally_bytes ?? 0, counted: row.tally_counted ?? 0 },
-    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
-    startedAt: row.started_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at,
-    elapsedMs: row.elapsed_ms,
-  };
-}
 
 /** PostgreSQL text cannot hold U+0000; indexed text keeps every other character. */
 function storableText(text: string): string {

@@ -198,7 +198,3 @@ export async function attempt<T>(action: string, work: () => Promise<T>): Promis
   }
 }
 
-/** Parses a JSON column the store itself wrote; null stays null. */
-export function parseJson<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}

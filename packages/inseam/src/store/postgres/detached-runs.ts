@@ -3,31 +3,10 @@ import { AlreadyExistsError } from '@neuralis/package-system/contracts';
 import { missingHost } from '../sqlite/networks.js';
 import type { DetachedRunInput, DetachedRunOwnership, DetachedRunStore } from '../types.js';
 import { attempt, isUniqueViolation, type Db } from './database.js';
-
-interface RunRow {
-  run_id: string;
-  network: string;
-  host: string;
-  user_id: string;
-  agent_id: string | null;
-  created_at: number;
-  released_at: number | null;
-}
+import { type DetachedRunRow, toOwnership } from '../rows.js';
 
 const SELECT = `SELECT r.run_id, n.slug AS network, h.slug AS host, r.user_id, r.agent_id, r.created_at, r.released_at FROM detached_runs r
   JOIN hosts h ON h.id = r.host_id JOIN networks n ON n.id = h.network_id`;
-
-function toOwnership(row: RunRow): DetachedRunOwnership {
-  return {
-    runId: row.run_id,
-    network: row.network,
-    host: row.host,
-    userId: row.user_id,
-    agentId: row.agent_id,
-    createdAt: row.created_at,
-    releasedAt: row.released_at,
-  };
-}
 
 export class PostgresDetachedRunStore implements DetachedRunStore {
   readonly #db: Db;
@@ -62,7 +41,7 @@ export class PostgresDetachedRunStore implements DetachedRunStore {
 
   listByUser(network: string, userId: string): Promise<DetachedRunOwnership[]> {
     return attempt('read the run owners', async () =>
-      (await this.#db.query<RunRow>(`${SELECT} WHERE n.slug = $1 AND r.user_id = $2 AND r.released_at IS NULL ORDER BY r.created_at DESC, r.seq DESC`, [network, userId])).map(toOwnership),
+      (await this.#db.query<DetachedRunRow>(`${SELECT} WHERE n.slug = $1 AND r.user_id = $2 AND r.released_at IS NULL ORDER BY r.created_at DESC, r.seq DESC`, [network, userId])).map(toOwnership),
     );
   }
 
@@ -71,7 +50,7 @@ export class PostgresDetachedRunStore implements DetachedRunStore {
   }
 
   async #byId(db: Db, runId: string): Promise<DetachedRunOwnership | null> {
-    const row = await db.one<RunRow>(`${SELECT} WHERE r.run_id = $1`, [runId]);
+    const row = await db.one<DetachedRunRow>(`${SELECT} WHERE r.run_id = $1`, [runId]);
     return row === undefined ? null : toOwnership(row);
   }
 }

@@ -1,22 +1,9 @@
 /** Networks and hosts on PostgreSQL. */
 import { AlreadyExistsError } from '@neuralis/package-system/contracts';
-import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
-import type { Scope } from '@inseam/connector';
 import { missingHost, missingNetwork } from '../sqlite/networks.js';
 import type { HostInput, HostPatch, HostRecord, HostRef, HostStore, NetworkInput, NetworkRecord, NetworkStore } from '../types.js';
-import { attempt, isUniqueViolation, parseJson, type Db } from './database.js';
-
-interface NetworkRow {
-  id: number;
-  slug: string;
-  label: string;
-  created_at: number;
-  updated_at: number;
-}
-
-function toNetwork(row: NetworkRow): NetworkRecord {
-  return { id: row.id, slug: row.slug, label: row.label, createdAt: row.created_at, updatedAt: row.updated_at };
-}
+import { attempt, isUniqueViolation, type Db } from './database.js';
+import { type NetworkRow, type HostRow, toNetwork, toHost } from '../rows.js';
 
 export class PostgresNetworkStore implements NetworkStore {
   readonly #db: Db;
@@ -63,51 +50,9 @@ export class PostgresNetworkStore implements NetworkStore {
   }
 }
 
-interface HostRow {
-  id: number;
-  network: string;
-  slug: string;
-  kind: string;
-  label: string;
-  description: string;
-  config: string;
-  scope: string | null;
-  sync: string | null;
-  permissions: string | null;
-  origin: string | null;
-  honours_order: boolean;
-  ownership: OwnershipScope;
-  owner_id: string | null;
-  private_origins: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
 const HOST_COLUMNS = `h.id, n.slug AS network, h.slug, h.kind, h.label, h.description, h.config, h.scope, h.sync, h.permissions, h.origin,
   h.honours_order, h.ownership, h.owner_id, h.private_origins, h.created_at, h.updated_at`;
 const HOST_FROM = 'hosts h JOIN networks n ON n.id = h.network_id';
-
-function toHost(row: HostRow): HostRecord {
-  return {
-    id: row.id,
-    network: row.network,
-    slug: row.slug,
-    kind: row.kind,
-    label: row.label,
-    description: row.description,
-    config: parseJson<Record<string, unknown>>(row.config) ?? {},
-    scope: parseJson<Scope>(row.scope),
-    sync: parseJson<SourceSyncSettings>(row.sync),
-    permissions: parseJson<PermissionTree>(row.permissions),
-    origin: row.origin,
-    honoursOrder: row.honours_order,
-    ownership: row.ownership,
-    ownerId: row.owner_id,
-    privateOrigins: parseJson<string[]>(row.private_origins) ?? [],
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 function jsonOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);

@@ -3,37 +3,10 @@ import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from '@neu
 import { missingNetwork } from '../sqlite/networks.js';
 import type { TrialInput, TrialRecord, TrialStore } from '../types.js';
 import { attempt, isUniqueViolation, type Db } from './database.js';
-
-interface TrialRow {
-  id: string;
-  network: string;
-  kind: string;
-  module_hash: string;
-  passed: boolean;
-  report: string;
-  origins: string;
-  created_at: number;
-  approved_by: string | null;
-  approved_at: number | null;
-}
+import { type TrialRow, toTrial } from '../rows.js';
 
 const SELECT = `SELECT t.id, n.slug AS network, t.kind, t.module_hash, t.passed, t.report, t.origins, t.created_at, t.approved_by, t.approved_at
   FROM trials t JOIN networks n ON n.id = t.network_id`;
-
-function toTrial(row: TrialRow): TrialRecord {
-  return {
-    id: row.id,
-    network: row.network,
-    kind: row.kind,
-    moduleHash: row.module_hash,
-    passed: row.passed,
-    report: JSON.parse(row.report) as Record<string, unknown>,
-    origins: JSON.parse(row.origins) as string[],
-    createdAt: row.created_at,
-    approvedBy: row.approved_by,
-    approvedAt: row.approved_at,
-  };
-}
 
 export class PostgresTrialStore implements TrialStore {
   readonly #db: Db;

@@ -11,10 +11,8 @@ import type {
   ContentState,
   ContentUpdate,
   CrawlMode,
-  CrawlPhase,
   CrawlRunRecord,
   CrawlRunState,
-  EntryDecision,
   EntryRecord,
   EntryState,
   HostRef,
@@ -29,66 +27,9 @@ import type {
 } from '../types.js';
 import { attempt, isUniqueViolation, type SqliteDatabase } from './database.js';
 import { ftsQuery, readHighlights, HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN } from './fts-query.js';
+import { type StateRow, type EntryRowDb, type RunRowDb, toState, toEntry, toRun } from '../rows.js';
 
 type Named = Record<string, unknown>;
-
-interface StateRow {
-  id: number;
-  path: string;
-  etag: string | null;
-  native_hash: string | null;
-  native_id: string | null;
-  size: number | null;
-  content_state: ContentState;
-  content_key: string | null;
-  seen_run: number;
-}
-
-interface EntryRowDb extends StateRow {
-  host_id: number;
-  mtime: string | null;
-  mime: string | null;
-  decision: EntryDecision;
-  dimensions: string;
-  extra: string | null;
-  envelope: string | null;
-  content_bytes: number;
-  updated_at: number;
-}
-
-interface RunRowDb {
-  id: number;
-  host_id: number;
-  network: string;
-  host: string;
-  mode: CrawlMode;
-  state: CrawlRunState;
-  phase: CrawlPhase;
-  cursor: string | null;
-  since: string | null;
-  watermark: string | null;
-  owner: string | null;
-  heartbeat_at: number | null;
-  total_estimate: number | null;
-  tally_entries: number | null;
-  tally_bytes: number | null;
-  tally_counted: number | null;
-  entries: number;
-  bytes: number;
-  indexed: number;
-  content_bytes: number;
-  skipped: number;
-  moved: number;
-  deleted: number;
-  errors: number;
-  pages: number;
-  error_code: string | null;
-  error_message: string | null;
-  started_at: number;
-  updated_at: number;
-  finished_at: number | null;
-  elapsed_ms: number;
-}
 
 const STATE_COLUMNS = 'id, path, etag, native_hash, native_id, size, content_state, content_key, seen_run';
 const RUN_SELECT = `SELECT r.*, n.slug AS network, h.slug AS host FROM crawl_runs r JOIN hosts h ON h.id = r.host_id JOIN networks n ON n.id = h.network_id`;
@@ -102,77 +43,6 @@ const META_UNCHANGED = `size IS @size AND mtime IS @mtime AND etag IS @etag AND 
   AND native_id IS @nativeId AND decision = @decision AND dimensions = @dimensions AND extra IS @extra AND envelope IS @envelope`;
 const META_SET = `size = @size, mtime = @mtime, etag = @etag, mime = @mime, native_hash = @nativeHash, native_id = @nativeId,
   decision = @decision, dimensions = @dimensions, extra = @extra, envelope = @envelope, seen_run = @seenRun`;
-
-function toState(row: StateRow): EntryState {
-  return {
-    id: row.id,
-    path: row.path,
-    etag: row.etag,
-    nativeHash: row.native_hash,
-    nativeId: row.native_id,
-    size: row.size,
-    contentState: row.content_state,
-    contentKey: row.content_key,
-    seenRun: row.seen_run,
-  };
-}
-
-function toEntry(row: EntryRowDb): EntryRecord {
-  return {
-    id: row.id,
-    hostId: row.host_id,
-    path: row.path,
-    size: row.size,
-    mtime: row.mtime,
-    etag: row.etag,
-    mime: row.mime,
-    nativeHash: row.native_hash,
-    nativeId: row.native_id,
-    decision: row.decision,
-    dimensions: row.dimensions,
-    extra: row.extra,
-    envelope: row.envelope,
-    contentState: row.content_state,
-    contentKey: row.content_key,
-    contentBytes: row.content_bytes,
-    seenRun: row.seen_run,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toRun(row: RunRowDb): CrawlRunRecord {
-  return {
-    id: row.id,
-    hostId: row.host_id,
-    host: { network: row.network, host: row.host },
-    mode: row.mode,
-    state: row.state,
-    phase: row.phase,
-    cursor: row.cursor,
-    since: row.since,
-    watermark: row.watermark,
-    owner: row.owner,
-    heartbeatAt: row.heartbeat_at,
-    totalEstimate: row.total_estimate,
-    counters: {
-      entries: row.entries,
-      bytes: row.bytes,
-      indexed: row.indexed,
-      contentBytes: row.content_bytes,
-      skipped: row.skipped,
-      moved: row.moved,
-      deleted: row.deleted,
-      errors: row.errors,
-      pages: row.pages,
-    },
-    scopeTally: row.tally_entries === null ? null : { entries: row.tally_entries, bytes: row.tally_bytes ?? 0, counted: row.tally_counted ?? 0 },
-    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
-    startedAt: row.started_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at,
-    elapsedMs: row.elapsed_ms,
-  };
-}
 
 /** The path as words for the index: percent-escapes decoded, so `a%20report.md` finds "report". */
 export function searchablePath(path: string): string {

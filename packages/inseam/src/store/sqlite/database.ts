@@ -117,7 +117,3 @@ export function attempt<T>(action: string, work: () => T): Promise<T> {
   }
 }
 
-/** Parses a JSON column the store itself wrote; null stays null. */
-export function parseJson<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}

@@ -3,31 +3,10 @@ import { AlreadyExistsError } from '@neuralis/package-system/contracts';
 import type { DetachedRunInput, DetachedRunOwnership, DetachedRunStore } from '../types.js';
 import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from './database.js';
 import { missingHost } from './networks.js';
-
-interface RunRow {
-  run_id: string;
-  network: string;
-  host: string;
-  user_id: string;
-  agent_id: string | null;
-  created_at: number;
-  released_at: number | null;
-}
+import { type DetachedRunRow, toOwnership } from '../rows.js';
 
 const SELECT = `SELECT r.*, n.slug AS network, h.slug AS host FROM detached_runs r
   JOIN hosts h ON h.id = r.host_id JOIN networks n ON n.id = h.network_id`;
-
-function toOwnership(row: RunRow): DetachedRunOwnership {
-  return {
-    runId: row.run_id,
-    network: row.network,
-    host: row.host,
-    userId: row.user_id,
-    agentId: row.agent_id,
-    createdAt: row.created_at,
-    releasedAt: row.released_at,
-  };
-}
 
 export class SqliteDetachedRunStore implements DetachedRunStore {
   readonly #db: SqliteDatabase;
@@ -62,7 +41,7 @@ export class SqliteDetachedRunStore implements DetachedRunStore {
 
   listByUser(network: string, userId: string): Promise<DetachedRunOwnership[]> {
     return attempt('read the run owners', () =>
-      this.#prepare<[string, string], RunRow>(`${SELECT} WHERE n.slug = ? AND r.user_id = ? AND r.released_at IS NULL ORDER BY r.created_at DESC, r.rowid DESC`)
+      this.#prepare<[string, string], DetachedRunRow>(`${SELECT} WHERE n.slug = ? AND r.user_id = ? AND r.released_at IS NULL ORDER BY r.created_at DESC, r.rowid DESC`)
         .all(network, userId)
         .map(toOwnership),
     );
@@ -73,7 +52,7 @@ export class SqliteDetachedRunStore implements DetachedRunStore {
   }
 
   #byId(runId: string): DetachedRunOwnership | null {
-    const row = this.#prepare<[string], RunRow>(`${SELECT} WHERE r.run_id = ?`).get(runId);
+    const row = this.#prepare<[string], DetachedRunRow>(`${SELECT} WHERE r.run_id = ?`).get(runId);
     return row === undefined ? null : toOwnership(row);
   }
 }

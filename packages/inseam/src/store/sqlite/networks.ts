@@ -1,28 +1,13 @@
 /** Networks and hosts in SQLite. */
 import { AlreadyExistsError, NotFoundError } from '@neuralis/package-system/contracts';
-import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
-import type { Scope } from '@inseam/connector';
 import type { HostInput, HostPatch, HostRecord, HostRef, HostStore, NetworkInput, NetworkRecord, NetworkStore } from '../types.js';
-import { attempt, cachedPrepare, isUniqueViolation, parseJson, type SqliteDatabase } from './database.js';
-
-interface NetworkRow {
-  id: number;
-  slug: string;
-  label: string;
-  created_at: number;
-  updated_at: number;
-}
-
-function toNetwork(row: NetworkRow): NetworkRecord {
-  return { id: row.id, slug: row.slug, label: row.label, createdAt: row.created_at, updatedAt: row.updated_at };
-}
+import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from './database.js';
+import { type NetworkRow, type HostRow, toNetwork, toHost } from '../rows.js';
 
 export class SqliteNetworkStore implements NetworkStore {
-  readonly #db: SqliteDatabase;
   readonly #prepare: SqliteDatabase['prepare'];
 
   constructor(db: SqliteDatabase) {
-    this.#db = db;
     this.#prepare = cachedPrepare(db);
   }
 
@@ -63,50 +48,8 @@ export class SqliteNetworkStore implements NetworkStore {
   }
 }
 
-interface HostRow {
-  id: number;
-  network: string;
-  slug: string;
-  kind: string;
-  label: string;
-  description: string;
-  config: string;
-  scope: string | null;
-  sync: string | null;
-  permissions: string | null;
-  origin: string | null;
-  honours_order: number;
-  ownership: OwnershipScope;
-  owner_id: string | null;
-  private_origins: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
 const HOST_COLUMNS = `h.id, n.slug AS network, h.slug, h.kind, h.label, h.description, h.config, h.scope, h.sync, h.permissions, h.origin,
   h.honours_order, h.ownership, h.owner_id, h.private_origins, h.created_at, h.updated_at`;
-
-function toHost(row: HostRow): HostRecord {
-  return {
-    id: row.id,
-    network: row.network,
-    slug: row.slug,
-    kind: row.kind,
-    label: row.label,
-    description: row.description,
-    config: parseJson<Record<string, unknown>>(row.config) ?? {},
-    scope: parseJson<Scope>(row.scope),
-    sync: parseJson<SourceSyncSettings>(row.sync),
-    permissions: parseJson<PermissionTree>(row.permissions),
-    origin: row.origin,
-    honoursOrder: row.honours_order === 1,
-    ownership: row.ownership,
-    ownerId: row.owner_id,
-    privateOrigins: parseJson<string[]>(row.private_origins) ?? [],
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 function jsonOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);

@@ -3,38 +3,9 @@ import { AlreadyExistsError } from '@neuralis/package-system/contracts';
 import type { TokenInput, TokenRecord, TokenStore } from '../types.js';
 import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from './database.js';
 import { missingNetwork } from './networks.js';
-
-interface TokenRow {
-  id: string;
-  network: string | null;
-  user_id: string;
-  agent_id: string | null;
-  name: string;
-  secret_hash: string;
-  scopes: string;
-  created_at: number;
-  expires_at: number | null;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
+import { type TokenRow, toToken } from '../rows.js';
 
 const SELECT = 'SELECT t.*, n.slug AS network FROM tokens t LEFT JOIN networks n ON n.id = t.network_id';
-
-function toToken(row: TokenRow): TokenRecord {
-  return {
-    id: row.id,
-    network: row.network,
-    userId: row.user_id,
-    agentId: row.agent_id,
-    name: row.name,
-    secretHash: row.secret_hash,
-    scopes: JSON.parse(row.scopes) as string[],
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
 
 export class SqliteTokenStore implements TokenStore {
   readonly #db: SqliteDatabase;

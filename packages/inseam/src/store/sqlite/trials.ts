@@ -3,36 +3,9 @@ import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from '@neu
 import type { TrialInput, TrialRecord, TrialStore } from '../types.js';
 import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from './database.js';
 import { missingNetwork } from './networks.js';
-
-interface TrialRow {
-  id: string;
-  network: string;
-  kind: string;
-  module_hash: string;
-  passed: number;
-  report: string;
-  origins: string;
-  created_at: number;
-  approved_by: string | null;
-  approved_at: number | null;
-}
+import { type TrialRow, toTrial } from '../rows.js';
 
 const SELECT = 'SELECT t.*, n.slug AS network FROM trials t JOIN networks n ON n.id = t.network_id';
-
-function toTrial(row: TrialRow): TrialRecord {
-  return {
-    id: row.id,
-    network: row.network,
-    kind: row.kind,
-    moduleHash: row.module_hash,
-    passed: row.passed === 1,
-    report: JSON.parse(row.report) as Record<string, unknown>,
-    origins: JSON.parse(row.origins) as string[],
-    createdAt: row.created_at,
-    approvedBy: row.approved_by,
-    approvedAt: row.approved_at,
-  };
-}
 
 export class SqliteTrialStore implements TrialStore {
   readonly #db: SqliteDatabase;
