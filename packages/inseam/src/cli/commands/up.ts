@@ -26,7 +26,7 @@ import type { CliIo } from '../program.js';
 import { HostQueue, QueueDatabase, QueueWorker } from '../../queue/index.js';
 import { isPostgresUrl } from '../../store/index.js';
 import { collect, platformOptions } from './support.js';
-import { storeUrlOf } from './worker.js';
+import { storeUrlOf, workerHosts } from './worker.js';
 import { localUser } from './token.js';
 
 export const DEFAULT_PORT = 7341;
@@ -52,7 +52,7 @@ async function startQueueWorker(platform: Platform, url: string): Promise<Queued
       queue,
       store: platform.store,
       crawler: platform.crawler,
-      hosts: { record: (ref) => platform.store.hosts.get(ref), crawlTarget: (record) => platform.kinds.crawlTarget(record), forget: (ref) => platform.kinds.forget(ref) },
+      hosts: workerHosts(platform),
       concurrency: 1,
       leaseMs: UP_WORKER_LEASE_MS,
     });

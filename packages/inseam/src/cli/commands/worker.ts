@@ -13,8 +13,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import { ConnectorLifecycle } from '../../connectors/index.js';
-import { DATABASE_URL_ENV, openPlatform, resolveStoreUrl } from '../../platform/index.js';
-import { HostQueue, QueueDatabase, QueueWorker, type WorkerActivity } from '../../queue/index.js';
+import { DATABASE_URL_ENV, openPlatform, resolveStoreUrl, type Platform } from '../../platform/index.js';
+import { HostQueue, QueueDatabase, QueueWorker, type WorkerActivity, type WorkerHosts } from '../../queue/index.js';
 import { isPostgresUrl } from '../../store/index.js';
 import type { CliIo } from '../program.js';
 import { platformOptions } from './support.js';
@@ -25,6 +25,11 @@ interface WorkerOptions {
   readonly pollInterval?: string;
   readonly batchSize?: string;
   readonly json?: boolean;
+}
+
+/** How a queue worker reaches a platform's hosts (here and in `inseam up` on the shared store). */
+export function workerHosts(platform: Platform): WorkerHosts {
+  return { record: (ref) => platform.store.hosts.get(ref), crawlTarget: (record) => platform.kinds.crawlTarget(record), forget: (ref) => platform.kinds.forget(ref) };
 }
 
 /** The store URL: the global `--store`, else INSEAM_DATABASE_URL; undefined for the embedded store. */
@@ -146,7 +151,7 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
           queue,
           store: platform.store,
           crawler: platform.crawler,
-          hosts: { record: (ref) => platform.store.hosts.get(ref), crawlTarget: (record) => platform.kinds.crawlTarget(record), forget: (ref) => platform.kinds.forget(ref) },
+          hosts: workerHosts(platform),
           concurrency,
           leaseMs,
           pollMs,
