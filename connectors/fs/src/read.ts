@@ -1,13 +1,13 @@
 /**
  * ConnectorPort read: text for text types, base64 bytes for binary types within their inline cap,
  * a short marker over it, byte ranges, and a text cap past which the caller must page with ranges.
- * The file is read through the descriptor openContainedHandle checked, so check and use are one open.
+ * The file is read through the descriptor openContainedDescriptor checked, so check and use are one
+ * open.
  */
-import { fstatSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, fstatSync, read } from 'node:fs';
 import { InvalidArgumentError, TooLargeError, UNKNOWN_MIME, formatByteSize, mimeFromName, mimeReadClass } from '@neuralis/package-system/contracts';
 import type { ConnectorReadResult, ReadOptions } from '@neuralis/package-system/contracts';
-import { openContainedHandle } from '@neuralis/package-system/paths';
+import { openContainedDescriptor } from '@neuralis/package-system/paths';
 import type { Address } from './address.js';
 import type { FolderSettings } from './config.js';
 import { etagOf } from './etag.js';
@@ -38,16 +38,16 @@ export async function readObject(
   range: RequestedRange | undefined,
   settings: FolderSettings,
 ): Promise<ConnectorReadResult> {
-  const handle = await openContainedHandle(rootPath, address.relative, { expect: 'file' });
+  const fd = await openContainedDescriptor(rootPath, address.relative, { expect: 'file' });
   try {
     // fstat of a descriptor already open is a few microseconds in the kernel; synchronously it
     // saves a trip through the libuv pool, which small reads are bound by (as in walker.ts).
-    const stats = fstatSync(handle.fd);
+    const stats = fstatSync(fd);
     const size = stats.size;
     const etag = etagOf(stats);
     let mime = mimeFromName(address.names[address.names.length - 1] ?? '');
     if (mime === UNKNOWN_MIME && size > 0) {
-      const sample = await readAt(handle, 0, Math.min(size, SNIFF_BYTES));
+      const sample = await readAt(fd, 0, Math.min(size, SNIFF_BYTES));
       if (looksLikeText(sample, sample.length === size)) mime = 'text/plain';
     }
     const readClass = mimeReadClass(mime);
@@ -66,7 +66,7 @@ export async function readObject(
       }
       // A range wider than the cap is clipped; `range.length` reports what came back.
       end = Math.min(end, start + cap);
-      const bytes = await readAt(handle, start, end - start);
+      const bytes = await readAt(fd, start, end - start);
       const text = bytes.toString('utf8');
       return range === undefined ? { ...base, text } : { ...base, text, range: { offset: start, length: bytes.length } };
     }
@@ -83,21 +83,28 @@ export async function readObject(
         omitted: { reason: 'over_inline_cap', cap },
       };
     }
-    const bytes = await readAt(handle, start, length);
+    const bytes = await readAt(fd, start, length);
     return { ...base, ...rangeResult, text: `[${mime}, ${formatByteSize(size)}${range === undefined ? '' : `, bytes ${start}-${start + bytes.length}`}]`, bytes: bytes.toString('base64') };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /** Reads up to `length` bytes at `position`, stopping early at end of file. */
-export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+export async function readAt(fd: number, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    const bytesRead = await readInto(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
   return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+// The callback form: FileHandle.read allocates a result object and a promise chain per call.
+function readInto(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    read(fd, buffer, offset, length, position, (error, bytesRead) => (error === null ? resolve(bytesRead) : reject(error)));
+  });
 }

@@ -1,11 +1,12 @@
 /**
  * scanContent: the text of every file a walk yields, for indexing. Each file is read through
- * openContainedHandle (never by path), text is sniffed the same way read() does it, and a file
+ * openContainedDescriptor (never by path), text is sniffed the same way read() does it, and a file
  * that is binary, over the size limit or unreadable is yielded with `skipped` instead of text.
  */
+import { closeSync, fstatSync } from 'node:fs';
 import { UNKNOWN_MIME, isTextMime } from '@neuralis/package-system/contracts';
 import type { ConnectorEntry, ContentChunk } from '@neuralis/package-system/contracts';
-import { openContainedHandle } from '@neuralis/package-system/paths';
+import { openContainedDescriptor } from '@neuralis/package-system/paths';
 import { addressOfUri } from './address.js';
 import { SNIFF_BYTES, looksLikeText } from './mime.js';
 import { readAt } from './read.js';
@@ -29,11 +30,11 @@ export async function* scanFiles(
     }
     let bytes: Buffer;
     try {
-      const handle = await openContainedHandle(rootPath, addressOfUri(entry.uri, source).relative, { expect: 'file' });
+      const fd = await openContainedDescriptor(rootPath, addressOfUri(entry.uri, source).relative, { expect: 'file' });
       try {
-        bytes = await readAt(handle, 0, Math.min((await handle.stat()).size, maxBytes));
+        bytes = await readAt(fd, 0, Math.min(fstatSync(fd).size, maxBytes));
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     } catch {
       yield { entry, skipped: 'unreadable' };

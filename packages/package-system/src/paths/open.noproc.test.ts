@@ -1,5 +1,5 @@
 /**
- * openContainedHandle relies on /proc. This file replaces readlink (both forms) so every
+ * openContainedHandle and openContainedDescriptor rely on /proc. This file replaces readlink (both forms) so every
  * /proc/self/fd lookup fails as it would with /proc unmounted, and checks the primitive fails closed.
  */
 import { writeFile } from 'node:fs/promises';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { caught, expectContainedError, makeSandbox } from './__fixtures__/sandbox.js';
 import type { Sandbox } from './__fixtures__/sandbox.js';
-import { openContainedHandle } from './open.js';
+import { openContainedDescriptor, openContainedHandle } from './open.js';
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
@@ -48,5 +48,11 @@ describe('openContainedHandle without /proc', () => {
       expectContainedError(await caught(() => openContainedHandle(sandbox.root, relative, { expect: 'any' })), 'unavailable', sandbox.forbidden);
     }
     expect((await caught(() => openContainedHandle(sandbox.root, 'a.txt'))) as object).toMatchObject({ details: { reason: 'proc_unavailable' } });
+  });
+
+  it('spec: the descriptor form fails closed the same way', async () => {
+    for (const relative of ['a.txt', 'missing.txt', '']) {
+      expectContainedError(await caught(() => openContainedDescriptor(sandbox.root, relative, { expect: 'any' })), 'unavailable', sandbox.forbidden);
+    }
   });
 });

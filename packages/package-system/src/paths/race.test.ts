@@ -4,6 +4,7 @@
  * while thousands of contained opens run. Not one byte from outside may come back, and no create
  * may land outside.
  */
+import { closeSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -12,7 +13,7 @@ import { isConnectorError } from '../contracts/errors.js';
 import { expectNoLeak, makeSandbox } from './__fixtures__/sandbox.js';
 import type { Sandbox } from './__fixtures__/sandbox.js';
 import { CONTAINMENT_ERROR_CODES } from './errors.js';
-import { openContainedHandle } from './open.js';
+import { openContainedDescriptor, openContainedHandle } from './open.js';
 
 const READS = 4000;
 const CREATES = 1000;
@@ -105,7 +106,31 @@ function record(tally: Tally, error: unknown): void {
   tally.refused.set(error.code, (tally.refused.get(error.code) ?? 0) + 1);
 }
 
-describe('openContainedHandle under a symlink-swap race', () => {
+/** Opens `relative` contained and returns its content: through a FileHandle or a plain descriptor. */
+type ContainedReader = (relative: string) => Promise<string>;
+
+async function readByHandle(relative: string): Promise<string> {
+  const handle = await openContainedHandle(sandbox.root, relative);
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readByDescriptor(relative: string): Promise<string> {
+  const fd = await openContainedDescriptor(sandbox.root, relative);
+  try {
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe.each([
+  ['openContainedHandle', readByHandle],
+  ['openContainedDescriptor', readByDescriptor],
+] as const)('%s under a symlink-swap race', (_name, readContained: ContainedReader) => {
   async function raceReads(swap: Swap, relative: string, reads: number): Promise<void> {
     const tally: Tally = { inside: 0, refused: new Map(), leaked: 0 };
     let naiveLeaks = 0;
@@ -116,20 +141,15 @@ describe('openContainedHandle under a symlink-swap race', () => {
           const naive = await readFile(join(sandbox.root, relative), 'utf8').catch(() => '');
           if (naive.includes(sandbox.marker)) naiveLeaks += 1;
         }
-        let handle;
+        let content: string;
         try {
-          handle = await openContainedHandle(sandbox.root, relative);
+          content = await readContained(relative);
         } catch (error) {
           record(tally, error);
           return;
         }
-        try {
-          const content = await handle.readFile('utf8');
-          if (content.includes(sandbox.marker)) tally.leaked += 1;
-          else if (content === 'inside') tally.inside += 1;
-        } finally {
-          await handle.close();
-        }
+        if (content.includes(sandbox.marker)) tally.leaked += 1;
+        else if (content === 'inside') tally.inside += 1;
       }),
     );
     expect(tally.leaked).toBe(0);
@@ -148,7 +168,9 @@ describe('openContainedHandle under a symlink-swap race', () => {
   it('spec: a file swapped for a symlink after a check never redirects the open — zero bytes from outside', async () => {
     await raceReads(leafSwap(), 'd/leaf.txt', READS / 2);
   });
+});
 
+describe('openContainedHandle create under a symlink-swap race', () => {
   it('spec: a create racing the same swap never creates anything outside the root', async () => {
     const tally: Tally = { inside: 0, refused: new Map(), leaked: 0 };
     await whileSwapping(directorySwap(), () =>
