@@ -7,11 +7,11 @@
 // Cases, each a timed burst of tool calls on one warm session:
 //   read 1 KiB ×N       every small file once, one call at a time (inseam `read`, reference `read_text_file`)
 //   read 1 KiB ×N, 8 in flight   the same with 8 calls outstanding
-//   list N entries      the folder of N small files, whole (inseam `list`, one page; reference `list_directory`)
+//   list N entries      the folder of N small files, names and types only (inseam `list` with
+//                       detail "names", one page; reference `list_directory`)
 //   list M entries      a folder of M files (inseam pages of 1,000 with the cursor; the reference one reply)
-//   … with sizes        the same listings against the reference's `list_directory_with_sizes`, which
-//                       carries what inseam's `list` always does (size and time); plain
-//                       `list_directory` gives names only
+//   … with sizes        the same listings with size and time: inseam's default `list` against the
+//                       reference's `list_directory_with_sizes`
 //   read L MiB          one large text file whole (inseam in pages of 4 MiB, continuing with nextOffset;
 //                       the reference in one reply, which carries the text twice)
 // Rounds interleave the two servers (inseam, reference, inseam, …) and the median counts.
@@ -97,19 +97,9 @@ function drivers(folder) {
           offset = result.structuredContent.nextOffset;
         }
       },
-      list: async (client, dir) => {
-        let cursor;
-        let items = 0;
-        let bytes = 0;
-        do {
-          const result = check(await client.callTool({ name: 'list', arguments: { address: `files://${dir}`, ...(cursor === undefined ? {} : { cursor }) } }), `list ${dir}`);
-          items += result.structuredContent.entries.length;
-          bytes += bytesOf(result);
-          cursor = result.structuredContent.cursor;
-        } while (cursor !== undefined);
-        return { items, bytes };
-      },
-      listSized: (client, dir) => servers.inseam.list(client, dir),
+      // Names only, as the reference's plain listing: `detail: 'names'` skips the stat per entry.
+      list: (client, dir) => listPages(client, dir, { detail: 'names' }),
+      listSized: (client, dir) => listPages(client, dir, {}),
     },
     reference: {
       read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, 'small', name) } }), `read ${name}`)),
@@ -130,6 +120,20 @@ function drivers(folder) {
     },
   };
   return { ...servers, smallNames };
+}
+
+/** An inseam listing to the end, page by page with the cursor. */
+async function listPages(client, dir, options) {
+  let cursor;
+  let items = 0;
+  let bytes = 0;
+  do {
+    const result = check(await client.callTool({ name: 'list', arguments: { address: `files://${dir}`, ...options, ...(cursor === undefined ? {} : { cursor }) } }), `list ${dir}`);
+    items += result.structuredContent.entries.length;
+    bytes += bytesOf(result);
+    cursor = result.structuredContent.cursor;
+  } while (cursor !== undefined);
+  return { items, bytes };
 }
 
 async function readSequential(driver, client, names) {

@@ -4,6 +4,7 @@
  */
 import type { FolderSettings } from './config.js';
 import { ListingSessions } from './listing.js';
+import { NameListings } from './names.js';
 import { NewestListings } from './newest.js';
 import type { FolderRoot } from './root.js';
 
@@ -18,9 +19,11 @@ export interface FolderSource {
   /** Absolute folder for detached-run state. */
   readonly stateDir: string;
   readonly listings: ListingSessions;
+  /** Names-only listings (`detail: 'names'`). */
+  readonly names: NameListings;
   readonly newest: NewestListings;
 }
 
-export function folderSource(fields: Omit<FolderSource, 'listings' | 'newest'>): FolderSource {
-  return { ...fields, listings: new ListingSessions(), newest: new NewestListings() };
+export function folderSource(fields: Omit<FolderSource, 'listings' | 'names' | 'newest'>): FolderSource {
+  return { ...fields, listings: new ListingSessions(), names: new NameListings(), newest: new NewestListings() };
 }

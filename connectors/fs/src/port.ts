@@ -18,6 +18,7 @@ import type {
   ExecContext,
   ExecRequest,
   ExecResult,
+  ListDetail,
   ListOptions,
   ProbeResult,
   ReadOptions,
@@ -47,6 +48,11 @@ export const MAX_PAGE_SIZE = 10_000;
 const WALK_CHUNK = 512;
 
 /** Throws `invalid_argument` unless `limit` is a whole number from 1 to MAX_PAGE_SIZE. */
+export function listDetail(detail: unknown): ListDetail {
+  if (detail === undefined || detail === 'full' || detail === 'names') return detail ?? 'full';
+  throw new InvalidArgumentError("detail must be 'full' or 'names'.", { details: { argument: 'detail' } });
+}
+
 export function pageSize(limit: unknown): number {
   if (limit === undefined) return DEFAULT_PAGE_SIZE;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
@@ -85,11 +91,21 @@ export class FolderConnector implements ConnectorPort {
     return new Set(FOLDER_CAPABILITIES);
   }
 
-  /** Direct children, name-sorted, `limit` (default 1000, at most 10,000) per page. */
+  /**
+   * Direct children, name-sorted, `limit` (default 1000, at most 10,000) per page. With `detail:
+   * 'names'` no entry is stat'ed (names.ts): entries carry name, type and mime only.
+   */
   async list(uri: string, options: ListOptions = {}): Promise<ConnectorListPage> {
     const address = addressOfUri(uri, this.source);
     const limit = pageSize(options.limit);
+    const detail = listDetail(options.detail);
     const source = this.source;
+    if (detail === 'names') {
+      const cursor = options.cursor;
+      return withRoot(this.folder.root, (rootPath) =>
+        this.folder.names.page({ rootPath, folder: address.names, source: `${source}://`, limit, ...(cursor === undefined ? {} : { cursor }) }),
+      );
+    }
     return withRoot(this.folder.root, (rootPath) =>
       this.folder.listings.page(
         {

@@ -5,6 +5,7 @@
  * the field.
  */
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+import type { ListDetail } from '@neuralis/package-system/contracts';
 import type { Target } from './access.js';
 import type { FsReadOptions } from './types.js';
 
@@ -116,6 +117,11 @@ export function listLimit(value: unknown): number {
     throw new InvalidArgumentError(`limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`, { details: { argument: 'limit' } });
   }
   return value;
+}
+
+export function listDetail(value: unknown): ListDetail {
+  if (value === undefined || value === 'full' || value === 'names') return value ?? 'full';
+  throw new InvalidArgumentError("detail must be 'full' or 'names'.", { details: { argument: 'detail' } });
 }
 
 export function encodeListCursor(mode: 'l' | 'c', value: string): string {

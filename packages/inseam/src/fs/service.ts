@@ -62,6 +62,7 @@ import {
   encodeListCursor,
   execRequest,
   inputObject,
+  listDetail,
   listLimit,
   optionalBoolean,
   optionalString,
@@ -149,6 +150,7 @@ export class FsService {
     const who = checkCaller(caller);
     const given = inputObject(options, 'options');
     const limit = listLimit(given['limit']);
+    const detail = listDetail(given['detail']);
     const cursor = decodeListCursor(given['cursor']);
     const target = await this.#access.target(who, address);
     this.#access.require(target, 'read');
@@ -160,7 +162,7 @@ export class FsService {
     if (cursor?.mode === 'catalog') return fromCatalog(this.#liveness.peek(this.#key(target.record)) ?? { state: 'offline' }, cursor.after);
     const live = async (): Promise<FsListPage> => {
       const { port, capabilities } = await this.#dispatch(target);
-      const page = await guardedCall(port, capabilities, 'list', target.uri, { limit, ...(cursor === undefined ? {} : { cursor: cursor.value }) });
+      const page = await guardedCall(port, capabilities, 'list', target.uri, { limit, ...(detail === 'full' ? {} : { detail }), ...(cursor === undefined ? {} : { cursor: cursor.value }) });
       const child = childOf(target);
       const entries: FsEntry[] = [];
       for (const entry of page.entries) {

@@ -8,6 +8,7 @@ import type {
   DetachedRunStatus,
   EntryType,
   ErrorCode,
+  ListDetail,
   OwnershipScope,
   PermissionRights,
   ProbeReason,
@@ -63,6 +64,12 @@ export interface FsListOptions {
   readonly cursor?: string;
   /** 1–1000, default 1000. A page may hold fewer (entries the caller may not read are left out). */
   readonly limit?: number;
+  /**
+   * `names`: names and types are enough, so a live listing may leave out size, time and etag
+   * where they cost a stat per entry (a folder). Same entries either way; a cursor continues
+   * only a listing of the same detail. Default `full`.
+   */
+  readonly detail?: ListDetail;
 }
 
 export interface FsListPage {

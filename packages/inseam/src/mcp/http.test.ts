@@ -213,6 +213,18 @@ describe('listing, hosts and the runtime stack', () => {
     expect(names.sort()).toEqual(['docs', 'media']);
   });
 
+  it('lists names and types only with detail "names", and refuses a cursor of the other detail', async () => {
+    const full = structured(await call(ann, 'list', { address: 'notes://docs' }))['entries'] as Record<string, unknown>[];
+    const namesPage = await call(ann, 'list', { address: 'notes://docs', detail: 'names' });
+    const names = structured(namesPage)['entries'] as Record<string, unknown>[];
+    expect(names.map((entry) => `${entry['name']} ${entry['type']}`)).toEqual(full.map((entry) => `${entry['name']} ${entry['type']}`));
+    expect(names.some((entry) => 'size' in entry || 'etag' in entry || 'mtime' in entry)).toBe(false);
+    expect(full.some((entry) => 'etag' in entry)).toBe(true);
+    const firstNames = structured(await call(ann, 'list', { address: 'notes://docs', detail: 'names', limit: 1 }))['cursor'] as string;
+    expect(errorCode(await call(ann, 'list', { address: 'notes://docs', cursor: firstNames }))).toBe('invalid_argument');
+    expect((await call(ann, 'list', { address: 'notes://docs', detail: 'sizes' })).isError).toBe(true);
+  });
+
   it('lists the caller\'s hosts, and offers the runtime stack as a resource and a prompt', async () => {
     const hosts = structured(await call(ann, 'hosts', {}))['hosts'] as { slug: string }[];
     expect(hosts.map((host) => host.slug)).toContain('notes');

@@ -12,6 +12,7 @@ export type {
   ConnectorPort,
   ConnectorEntry,
   EntryType,
+  ListDetail,
   ListOptions,
   ConnectorListPage,
   ByteRange,

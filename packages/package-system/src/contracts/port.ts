@@ -33,11 +33,21 @@ export interface ConnectorEntry {
   readonly mime?: string;
 }
 
+/**
+ * How much a listing says of each entry. `names`: the caller needs names and types only, so a
+ * connector may leave out size, mtime, etag (and mime) where getting them costs extra work per
+ * entry — a folder then skips one stat per entry. A connector that gets them for free may still
+ * return them. The set of entries listed is the same either way.
+ */
+export type ListDetail = 'full' | 'names';
+
 export interface ListOptions {
-  /** Opaque cursor from a previous page of the same listing. */
+  /** Opaque cursor from a previous page of the same listing (and the same `detail`). */
   readonly cursor?: string;
   /** Upper bound on entries in this page (the connector may return fewer). Default 1000. */
   readonly limit?: number;
+  /** Default `full`. A connector may refuse any other value with `invalid_argument`. */
+  readonly detail?: ListDetail;
 }
 
 export interface ConnectorListPage {

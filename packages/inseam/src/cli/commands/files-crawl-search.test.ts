@@ -54,6 +54,7 @@ describe('inseam ls, stat, cat', () => {
       expect.objectContaining({ address: 'inseam://home/notes/notes/meeting%20notes.txt', type: 'file' }),
     ]);
     expect(await run('ls', 'inseam://home/notes/private')).toMatchObject({ code: 2, stderr: expect.stringContaining('[permission_denied]') });
+    expect(await run('ls', 'inseam://home/notes/', '--names')).toMatchObject({ code: 0, stdout: 'image.bin\nnotes/\nreadme.txt\n' });
     expect(await run('ls', 'inseam://home/notes/nothing-here')).toMatchObject({ code: 2, stderr: expect.stringContaining('[not_found]') });
     expect(await run('ls', 'inseam://home/nohost/')).toMatchObject({ code: 2, stderr: expect.stringContaining('[not_found]') });
     expect(await run('ls', 'notes:///../etc')).toMatchObject({ code: 2, stderr: expect.stringContaining('[invalid_uri]') });

@@ -50,11 +50,19 @@ export const fsRoutes: readonly RouteSpec[] = [
     summary: 'List the direct children of a directory',
     description: 'One page of a directory, entries the caller may not read left out. Needs `read`. While the host is offline the synced listing answers (`source: "catalog"`).',
     tag: TAG,
-    querystring: withAddress({ cursor: { type: 'string', maxLength: 8192 }, limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT } }),
+    querystring: withAddress({
+      cursor: { type: 'string', maxLength: 8192 },
+      limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT },
+      detail: { type: 'string', enum: ['full', 'names'], description: '`names`: names and types only (no size, time or etag), faster on large folders. Default `full`; a cursor continues a listing of the same detail.' },
+    }),
     responses: { 200: { description: 'A page of entries; `cursor` continues it.', schema: fsListPage } },
     handler: async (call) => {
-      const { address: text, cursor, limit } = query<{ address: string; cursor?: string; limit?: number }>(call);
-      return call.services.fs.list(await callerFor(call, text), text, { ...(cursor === undefined ? {} : { cursor }), ...(limit === undefined ? {} : { limit }) });
+      const { address: text, cursor, limit, detail } = query<{ address: string; cursor?: string; limit?: number; detail?: 'full' | 'names' }>(call);
+      return call.services.fs.list(await callerFor(call, text), text, {
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(limit === undefined ? {} : { limit }),
+        ...(detail === undefined ? {} : { detail }),
+      });
     },
   },
   {

@@ -72,16 +72,24 @@ const listInput = z.object({
   address,
   cursor: z.string().max(4096).optional().describe('The cursor a previous page of the same listing returned.'),
   limit: z.number().int().min(1).max(1000).optional().describe('Entries per page, 1–1000 (default 1000).'),
+  detail: z
+    .enum(['full', 'names'])
+    .optional()
+    .describe('"names": names and types only, without size, time and etag — faster on large folders. Default "full". A cursor continues a listing of the same detail.'),
 });
 
 const listTool: HostedTool = {
   name: 'list',
   title: 'List a directory',
-  description: 'Lists one page of the direct children of a directory (entries this session may not read are left out): names (directories end in "/"), sizes, and in the structured answer mtime and etag. Continue with the returned cursor.',
+  description: 'Lists one page of the direct children of a directory (entries this session may not read are left out): names (directories end in "/"), sizes, and in the structured answer mtime and etag (or names and types only with detail "names"). Continue with the returned cursor.',
   inputSchema: listInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async call(args: z.infer<typeof listInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
-    const page = await fs.list(caller, args.address, { ...(args.cursor === undefined ? {} : { cursor: args.cursor }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
+    const page = await fs.list(caller, args.address, {
+      ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+      ...(args.limit === undefined ? {} : { limit: args.limit }),
+      ...(args.detail === undefined ? {} : { detail: args.detail }),
+    });
     return { content: [{ type: 'text', text: listText(page) }], structuredContent: listStructure(page) };
   },
 };
