@@ -38,6 +38,14 @@ describe('listing and stat', () => {
     expect(second.entries[0].name).not.toBe(first.entries[0].name);
   });
 
+  it('lists names and types only with detail=names, and refuses another detail with 400', async () => {
+    const full = (await call(api, 'GET', `/v1/fs/list?address=${q('inseam://home/files/')}`, { token: api.reader })).json();
+    const names = (await call(api, 'GET', `/v1/fs/list?address=${q('inseam://home/files/')}&detail=names`, { token: api.reader })).json();
+    expect(names.entries.map((entry: { name: string; type: string }) => `${entry.name} ${entry.type}`)).toEqual(full.entries.map((entry: { name: string; type: string }) => `${entry.name} ${entry.type}`));
+    expect(names.entries.every((entry: Record<string, unknown>) => entry['size'] === undefined && entry['etag'] === undefined)).toBe(true);
+    expect((await call(api, 'GET', `/v1/fs/list?address=${q('inseam://home/files/')}&detail=sizes`, { token: api.reader })).status).toBe(400);
+  });
+
   it('stats an object', async () => {
     const answer = await call(api, 'GET', `/v1/fs/stat?address=${q('files://docs/plan.md')}`, { token: api.reader });
     expect(answer.status).toBe(200);
