@@ -34,9 +34,8 @@ import {
   type SourceSyncSettings,
 } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
-import type { CrawlHandle } from '../crawl/index.js';
 import type { HostView } from '../network/index.js';
-import type { Platform } from '../platform/index.js';
+import type { CrawlTicket, Platform } from '../platform/index.js';
 import { PostgresStore, type TrialRecord } from '../store/index.js';
 import { parseTrialConfig, runTrial, trialReportJson, TRIAL_PHASES, type TrialPhase, type TrialReportJson, type TrialWriteSample } from '../trial/index.js';
 import { checkClosedSchema, inferConfigSchema } from './config-schema.js';
@@ -130,11 +129,11 @@ export interface InstallInput {
 
 export interface InstallOutcome {
   readonly host: HostView;
-  /** The first crawl, started. */
-  readonly crawl: CrawlHandle;
+  /** The first crawl: started in this process, or queued for a worker (a server on the shared store). */
+  readonly crawl: CrawlTicket;
 }
 
-export type LifecyclePlatform = Pick<Platform, 'paths' | 'store' | 'sandbox' | 'kinds' | 'networks' | 'sync'>;
+export type LifecyclePlatform = Pick<Platform, 'paths' | 'store' | 'sandbox' | 'kinds' | 'networks' | 'requestCrawl'>;
 
 export interface ConnectorLifecycleOptions {
   /** Per-check timeout of trials (ms); the trial's default otherwise. */
@@ -307,7 +306,7 @@ export class ConnectorLifecycle {
 
   /**
    * Installs an approved module: registers its kind (once), adds the host, starts its first
-   * crawl. Throws `precondition_failed` (not approved in this network, or the module now describes
+   * crawl (or queues it, where the platform routes crawls through the queue). Throws `precondition_failed` (not approved in this network, or the module now describes
    * another kind), `already_exists` (the kind comes from another module or package; the host slug
    * is taken), and what adding a host throws (`invalid_config`, `scope_invalid`, …).
    */
@@ -340,7 +339,7 @@ export class ConnectorLifecycle {
       ...optional('ownership', input.ownership),
       ...optional('ownerId', input.ownerId),
     });
-    const crawl = await this.#platform.sync({ network, host: host.slug });
+    const crawl = await this.#platform.requestCrawl({ network, host: host.slug });
     return { host, crawl };
   }
 

@@ -14,6 +14,7 @@ import { authenticate, callerOf, networkOf, requireFeature, type Principal } fro
 import { HttpError } from './errors.js';
 import type { OAuthSessions } from './routes/oauth.js';
 import type { TokenService } from './tokens.js';
+import type { WebhookKeys } from './webhook-keys.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -23,6 +24,8 @@ export interface ApiServices {
   readonly fs: FsService;
   readonly connectors: ConnectorLifecycle;
   readonly tokens: TokenService;
+  /** Hosts' webhook keys (routes/hooks.ts). */
+  readonly webhookKeys: WebhookKeys;
   /** The largest body `PUT /v1/fs/write` accepts, in bytes. */
   readonly maxWriteBytes: number;
   /** The OAuth flows the web page started (routes/oauth.ts). */

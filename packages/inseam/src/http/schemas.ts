@@ -280,13 +280,32 @@ export const crawlProgress: JsonSchema = object(
 export const crawlStatus: JsonSchema = object(
   {
     host: str,
-    running: { type: 'boolean', description: 'A crawl of the host is running in this server.' },
+    state: {
+      type: 'string',
+      enum: ['idle', 'queued', 'running'],
+      description: '`running`: a crawl runs, in this server or on a live worker; `queued`: a crawl job waits for a worker (or one just took it); `idle`: neither.',
+    },
+    running: { type: 'boolean', description: 'A crawl of the host is running, in this server or on a live worker holding the host.' },
+    queued: {
+      ...nullable(
+        object(
+          {
+            job: { type: 'string', description: 'The queue job id.' },
+            state: { type: 'string', enum: ['waiting', 'taken'], description: '`taken`: a worker fetched it and is starting its run.' },
+            queuedAt: int,
+            mode: { type: 'string', enum: ['auto', 'full', 'incremental'] },
+          },
+          ['job', 'state', 'queuedAt', 'mode'],
+        ),
+      ),
+      description: 'The crawl job waiting for a worker (shared PostgreSQL store only); null otherwise.',
+    },
     progress: nullable(crawlProgress),
     entries: { type: 'integer', description: 'Entries in the catalog.' },
     watermark: nullable(str),
     lastSync: { ...nullable(int), description: 'When the newest completed crawl finished (epoch ms).' },
   },
-  ['host', 'running', 'progress', 'entries'],
+  ['host', 'state', 'running', 'queued', 'progress', 'entries'],
 );
 
 const trialSummary: JsonSchema = object(

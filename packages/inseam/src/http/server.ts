@@ -25,9 +25,11 @@ import { registerRoutes, type ApiServices, type RouteSpec } from './route.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { execRoutes } from './routes/exec.js';
 import { fsRoutes } from './routes/fs.js';
+import { hookRoutes } from './routes/hooks.js';
 import { hostRoutes } from './routes/hosts.js';
 import { OAuthSessions, oauthRoutes } from './routes/oauth.js';
 import { TokenService } from './tokens.js';
+import { WebhookKeys } from './webhook-keys.js';
 import { registerWebPage } from '../web/assets.js';
 
 /** The largest body `PUT /v1/fs/write` accepts by default: 64 MiB. */
@@ -56,7 +58,7 @@ export interface HttpServerOptions {
 }
 
 /** The API's route table (without the OpenAPI route itself). */
-export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...oauthRoutes];
+export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...hookRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...oauthRoutes];
 
 export async function createServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const services: ApiServices = {
@@ -64,6 +66,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
     fs: options.fs ?? new FsService(options.platform),
     connectors: options.connectors ?? new ConnectorLifecycle(options.platform),
     tokens: options.tokens ?? new TokenService(options.platform.store.tokens),
+    webhookKeys: new WebhookKeys(options.platform.store.webhookKeys),
     maxWriteBytes: options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES,
     oauth: new OAuthSessions({
       credentials: options.oauth?.credentials ?? options.platform.credentials,

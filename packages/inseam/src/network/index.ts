@@ -1,4 +1,4 @@
-export { NetworkService, PAD_SLUG } from './service.js';
+export { NetworkService, PAD_SLUG, createPreparedHost } from './service.js';
 export type { AddHostInput, HostView, SkippedSeed, NetworkInit, DiscoverableSource, NetworkServiceOptions } from './service.js';
 export { sourceOffers, attributeHost, declaredConfig, resolveLocalRoot } from './declarations.js';
 export type { SourceOffer, RootBases } from './declarations.js';

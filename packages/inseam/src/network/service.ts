@@ -37,7 +37,7 @@ import type { EgressGate } from '../gate/index.js';
 import { hostCredentialRef, type HostDraft, type HostKinds } from '../platform/host-kinds.js';
 import type { PlatformPaths } from '../platform/data-dir.js';
 import { compileHostScope, validateScope } from '../scope/index.js';
-import type { HostInput, HostRecord, HostRef, NetworkRecord, Store } from '../store/index.js';
+import type { HostInput, HostRecord, HostRef, HostStore, NetworkRecord, Store } from '../store/index.js';
 import { attributeHost, declaredConfig, resolveLocalRoot, sourceOffers, type SourceOffer } from './declarations.js';
 import { checkOwnership, checkPrivateOrigins, checkSyncSettings, checkText } from './host-input.js';
 
@@ -137,6 +137,13 @@ export interface NetworkServiceOptions {
   readonly gate: EgressGate;
   readonly paths: PlatformPaths;
   readonly appRoot: string;
+  /**
+   * Stores a host and runs `prepare` (its credentials and folders) before the add counts; throwing
+   * from `prepare` must leave no host. The platform passes its crawl requests' createHost, which on
+   * the shared store also queues the host's first crawl in the same transaction. Default: create,
+   * prepare, delete again when preparing fails.
+   */
+  readonly createHost?: (network: string, input: HostInput, prepare: (host: HostRecord) => Promise<void>) => Promise<HostRecord>;
   /** Called after a host is stored (the platform schedules its syncs). */
   readonly hostAdded?: (host: HostRecord) => Promise<void> | void;
   /** Called before a host is deleted (the platform stops its syncs and bindings). */
@@ -148,6 +155,21 @@ interface PreparedHost {
   readonly draft: HostDraft;
   readonly auth: AuthSpec;
   readonly credentials: Readonly<Record<string, string>> | null;
+}
+
+/**
+ * Stores a host, then runs `prepare`; when preparing fails the host is deleted again and the error
+ * rethrown. Rejects as `HostStore.create` does.
+ */
+export async function createPreparedHost(hosts: HostStore, network: string, input: HostInput, prepare: (host: HostRecord) => Promise<void>): Promise<HostRecord> {
+  const record = await hosts.create(network, input);
+  try {
+    await prepare(record);
+  } catch (error) {
+    await hosts.delete({ network: record.network, host: record.slug }).catch(() => undefined);
+    throw error;
+  }
+  return record;
 }
 
 export class NetworkService {
@@ -189,8 +211,8 @@ export class NetworkService {
     const record = await this.#o.store.networks.create({ slug: network, label });
     const stored: HostRecord[] = [];
     try {
-      for (const host of planned) stored.push(await this.#o.store.hosts.create(network, host.input));
-      await this.#prepareFolders(network, stored);
+      // Each host's folders are made before it counts as added (so before its first crawl can be taken); a failure removes the whole network.
+      for (const host of planned) stored.push(await this.#createHost(network, host.input, (record) => this.#prepareFolders(network, [record])));
     } catch (error) {
       await this.#o.store.networks.delete(network).catch(() => undefined);
       throw error;
@@ -233,17 +255,14 @@ export class NetworkService {
   /** Adds a host; see the module comment. Throws the typed error of the first check that fails. */
   async addHost(input: AddHostInput): Promise<HostView> {
     const prepared = await this.#prepare(input, { pad: false, networkStored: true });
-    const record = await this.#o.store.hosts.create(prepared.draft.network, prepared.input);
-    try {
+    const prepare = async (record: HostRecord): Promise<void> => {
       const ref = hostCredentialRef(record);
       // A host of the same name removed earlier must not hand its grants to this one.
       await this.#o.credentials.remove(ref);
       if (prepared.credentials !== null) await this.#o.credentials.setFields(ref, prepared.auth, prepared.credentials);
       await this.#prepareFolders(record.network, [record]);
-    } catch (error) {
-      await this.#o.store.hosts.delete({ network: record.network, host: record.slug }).catch(() => undefined);
-      throw error;
-    }
+    };
+    const record = await this.#createHost(prepared.draft.network, prepared.input, prepare);
     await this.#o.hostAdded?.(record);
     return this.#view(record);
   }
@@ -291,6 +310,10 @@ export class NetworkService {
     await this.#o.hostRemoving?.(stored);
     await this.#o.credentials.remove(hostCredentialRef(record));
     await this.#o.store.hosts.delete(stored);
+  }
+
+  async #createHost(network: string, input: HostInput, prepare: (host: HostRecord) => Promise<void>): Promise<HostRecord> {
+    return this.#o.createHost === undefined ? createPreparedHost(this.#o.store.hosts, network, input, prepare) : this.#o.createHost(network, input, prepare);
   }
 
   async #prepare(input: AddHostInput, mode: { readonly pad: boolean; readonly networkStored: boolean }): Promise<PreparedHost> {

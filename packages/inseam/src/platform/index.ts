@@ -7,3 +7,5 @@ export type { HostKindMetadata, HostDraft, OpenableHost, SandboxedKindSpec, Host
 export { BUILTIN_PACKAGES, builtinPackages, installedPackageFolder, installRoot } from './packages.js';
 export type { PackageSpec } from './packages.js';
 export { EgressLog, DEFAULT_EGRESS_LOG_SIZE } from './egress-log.js';
+export { MAX_WEBHOOK_BYTES } from './crawl-requests.js';
+export type { CrawlRequests, CrawlTicket, QueuedCrawl, PrepareHost, WebhookReceipt } from './crawl-requests.js';

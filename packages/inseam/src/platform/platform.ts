@@ -17,9 +17,13 @@
  * crawler, the sync scheduler and search.
  *
  * Syncing on a schedule starts only with `startSync()` (the server does; a CLI command does
- * not). `close()` stops the scheduler, pauses running crawls at their next batch boundary (each
- * resumes from its checkpoint later), disposes the connectors, stops the sandbox and closes the
- * gate and the database, in that order; nothing committed is lost.
+ * not). Crawls people ask for (`requestCrawl`, an added host's first crawl, webhook deliveries)
+ * go through `crawls`: in this process by default; a server on the shared store routes them
+ * through the queue with `routeCrawls` (crawl-requests.ts).
+ *
+ * `close()` stops the scheduler, pauses running crawls at their next batch boundary (each resumes
+ * from its checkpoint later), disposes the connectors, stops the sandbox and closes the gate and
+ * the database, in that order; nothing committed is lost.
  */
 import { addressFromSourceUri } from '../address/index.js';
 import { Catalog } from '../catalog/index.js';
@@ -37,14 +41,15 @@ import {
 } from '../credentials/index.js';
 import { Crawler, SyncScheduler, type CrawlHandle, type CrawlerOptions, type SyncOptions, type SyncSchedulerOptions } from '../crawl/index.js';
 import { createEgressGate, type EgressGate, type EgressGateOptions } from '../gate/index.js';
-import { NetworkService } from '../network/index.js';
+import { NetworkService, createPreparedHost } from '../network/index.js';
 import { SandboxHost, type SandboxHostOptions } from '../sandbox/index.js';
 import { SearchService } from '../search/index.js';
-import { PostgresStore, openStore, type HostRecord, type HostRef, type PlatformStore } from '../store/index.js';
+import { PostgresStore, openStore, type HostInput, type HostRecord, type HostRef, type PlatformStore } from '../store/index.js';
 import { APP_ROOT_ENV } from '@inseam/connector-local';
 import type { CredentialDeclaration, SessionContext } from '@neuralis/package-system/contracts';
 import { PackageLoader } from '@neuralis/package-system/loader';
 import { PlatformPaths, resolveDataDir, resolveStoreUrl, type PlatformEnv } from './data-dir.js';
+import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookReceipt } from './crawl-requests.js';
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
 import { builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
@@ -104,6 +109,7 @@ export class Platform {
   readonly #sandboxOptions: SandboxHostOptions;
   #sandbox: SandboxHost | undefined;
   readonly #handles = new Set<CrawlHandle>();
+  #crawls: CrawlRequests;
   #syncing = false;
   #closing: Promise<void> | undefined;
 
@@ -131,10 +137,31 @@ export class Platform {
       gate: parts.gate,
       paths: parts.paths,
       appRoot: parts.appRoot,
+      createHost: (network, input, prepare) => this.#crawls.createHost(network, input, prepare),
       hostAdded: (host) => this.#schedule(host),
       hostRemoving: (ref) => this.#stopHost(ref),
     });
     this.search = new SearchService({ store: parts.store, catalog: this.catalog, kinds: this.kinds });
+    this.#crawls = new InProcessCrawlRequests(this);
+  }
+
+  /** Where requested crawls run: in this process, unless `routeCrawls` handed them to a queue. */
+  get crawls(): CrawlRequests {
+    return this.#crawls;
+  }
+
+  /**
+   * Sends requested crawls, added hosts' first crawls and webhook deliveries through `requests` from now on — the
+   * server on the shared store passes the queue's. Call it before serving requests.
+   */
+  routeCrawls(requests: CrawlRequests): void {
+    this.#crawls = requests;
+  }
+
+  /** Starts or queues a crawl of a host, wherever crawls run (see `crawls`). Throws as CrawlRequests.request. */
+  requestCrawl(ref: HostRef, options: SyncOptions = {}): Promise<CrawlTicket> {
+    this.#open();
+    return this.#crawls.request(ref, options);
   }
 
   get dataDir(): string {
@@ -271,6 +298,37 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
     await gate?.close();
     await store.close();
     throw error;
+  }
+}
+
+/** Crawls in this process: what `platform.sync` does, and hosts stored directly. */
+class InProcessCrawlRequests implements CrawlRequests {
+  readonly where = 'process';
+  readonly #platform: Platform;
+
+  constructor(platform: Platform) {
+    this.#platform = platform;
+  }
+
+  async request(ref: HostRef, options: SyncOptions = {}): Promise<CrawlTicket> {
+    return { where: 'process', handle: await this.#platform.sync(ref, options) };
+  }
+
+  async createHost(network: string, input: HostInput, prepare: PrepareHost): Promise<HostRecord> {
+    return createPreparedHost(this.#platform.store.hosts, network, input, prepare);
+  }
+
+  async webhook(host: HostRecord, request: Request): Promise<WebhookReceipt> {
+    const outcome = await this.#platform.crawler.applyWebhook(await this.#platform.kinds.crawlTarget(host), request);
+    return { where: 'process', written: outcome.written, moved: outcome.moved, deleted: outcome.deleted, ignored: outcome.ignored, errors: outcome.errors, rescan: outcome.rescan !== null };
+  }
+
+  async queued(): Promise<QueuedCrawl | null> {
+    return null;
+  }
+
+  async heldElsewhere(): Promise<boolean> {
+    return false;
   }
 }
 

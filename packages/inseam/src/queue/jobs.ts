@@ -6,6 +6,12 @@
  *   them is dropped (its singleton key is `network/host:mode`), so schedules and impatient callers
  *   never pile work up. Failed jobs retry with exponential backoff, then go to the dead letter.
  * - `inseam-events`: change events and webhook deliveries for a host no worker holds right now.
+ * - `inseam-sync-remote`, `inseam-events-remote`: the same for hosts that need no folder on the
+ *   worker's machine (placement `remote`: an API, a bucket). Every worker takes these; a worker
+ *   started with `hosts: "remote"` (no folders on its machine) takes only these. Jobs whose host
+ *   needs a folder (`fs`, `local`, the pad) or whose placement is not known stay in the plain
+ *   queues, which only `hosts: "all"` workers take — pinning by queue, so a worker never fetches a
+ *   job it cannot run.
  * - `inseam-inbox-<worker>`: one per worker, for jobs of hosts that worker holds (events sent to it
  *   directly, syncs another worker fetched and forwarded).
  * - `inseam-dead`: jobs that kept failing, with their last error as output; nobody works it.
@@ -17,10 +23,12 @@
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { ChangeEvent } from '@inseam/connector';
 import type { SyncMode } from '../crawl/index.js';
-import type { HostRef } from '../store/index.js';
+import type { HostRecord, HostRef } from '../store/index.js';
 
 export const SYNC_QUEUE = 'inseam-sync';
 export const EVENTS_QUEUE = 'inseam-events';
+export const SYNC_REMOTE_QUEUE = 'inseam-sync-remote';
+export const EVENTS_REMOTE_QUEUE = 'inseam-events-remote';
 export const DEAD_QUEUE = 'inseam-dead';
 export const TICK_QUEUE = 'inseam-tick';
 export const INBOX_PREFIX = 'inseam-inbox-';
@@ -47,9 +55,39 @@ export function inboxOwner(queue: string): string | null {
 export type SyncReason = 'added' | 'requested' | 'interval' | 'rescan' | 'resume' | 'rehome' | 'deferred' | 'stopped' | 'lost';
 export const SYNC_REASONS = ['added', 'requested', 'interval', 'rescan', 'resume', 'rehome', 'deferred', 'stopped', 'lost'] as const satisfies readonly SyncReason[];
 
+/**
+ * Where a host can be crawled: `local` needs a folder on the worker's machine (an `fs` or `local`
+ * host, a network's pad); `remote` needs nothing but the network (an API, a bucket).
+ */
+export type Placement = 'local' | 'remote';
+
+/** Which workers take jobs: `all` (this machine sees the folders of folder hosts) or `remote` (it does not). */
+export type WorkerHostsFilter = 'all' | 'remote';
+export const WORKER_HOSTS_FILTERS = ['all', 'remote'] as const satisfies readonly WorkerHostsFilter[];
+
+/** A host's placement, from its kind and config. */
+export function hostPlacement(host: Pick<HostRecord, 'kind' | 'config'>): Placement {
+  if (host.kind === 'fs' || host.kind === 'local') return 'local';
+  return host.kind === 'bucket' && host.config['provider'] === 'pad' ? 'local' : 'remote';
+}
+
+/** The shared queue a job goes to when no worker holds its host. A job without a placement is treated as `local`: only workers that see every folder take it. */
+export function sharedQueueOf(job: Pick<HostJob, 'type' | 'placement'>): string {
+  const remote = job.placement === 'remote';
+  if (job.type === 'sync') return remote ? SYNC_REMOTE_QUEUE : SYNC_QUEUE;
+  return remote ? EVENTS_REMOTE_QUEUE : EVENTS_QUEUE;
+}
+
+/** The shared queues a worker takes jobs from, events before syncs. */
+export function sharedQueuesFor(filter: WorkerHostsFilter): string[] {
+  return filter === 'remote' ? [EVENTS_REMOTE_QUEUE, SYNC_REMOTE_QUEUE] : [EVENTS_REMOTE_QUEUE, EVENTS_QUEUE, SYNC_REMOTE_QUEUE, SYNC_QUEUE];
+}
+
 interface HostJobBase {
   readonly network: string;
   readonly host: string;
+  /** Where its host can be crawled; absent on jobs that do not know (treated as `local`). */
+  readonly placement?: Placement;
   /** How often workers passed the job to the worker holding its host. */
   readonly hops?: number;
   /** How often a worker died (or lost its lease) while working on it. */
@@ -111,7 +149,9 @@ export function parseHostJob(data: unknown): HostJob {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw malformed('not an object');
   const job = data as Record<string, unknown>;
   if (typeof job['network'] !== 'string' || job['network'] === '' || typeof job['host'] !== 'string' || job['host'] === '') throw malformed('no network or host');
-  const base = { network: job['network'], host: job['host'], hops: count(job['hops'], 'hops'), lost: count(job['lost'], 'lost') };
+  const placement = job['placement'];
+  if (placement !== undefined && placement !== 'local' && placement !== 'remote') throw malformed('placement is not local or remote');
+  const base = { network: job['network'], host: job['host'], placement: placement as Placement | undefined, hops: count(job['hops'], 'hops'), lost: count(job['lost'], 'lost') };
   const clean = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
   switch (job['type']) {
     case 'sync': {

@@ -10,7 +10,7 @@ import { ZERO_COUNTERS } from '../store/index.js';
 import { startTestPostgres, type TestPostgres } from '../store/postgres/__fixtures__/test-postgres.js';
 import { UnavailableError } from '@neuralis/package-system/contracts';
 import { QueueDatabase, isDeadlock } from './database.js';
-import { DEAD_QUEUE, EVENTS_QUEUE, SYNC_QUEUE, TICK_QUEUE, inboxQueue, parseHostJob } from './jobs.js';
+import { DEAD_QUEUE, EVENTS_QUEUE, SYNC_QUEUE, SYNC_REMOTE_QUEUE, TICK_QUEUE, inboxQueue, parseHostJob } from './jobs.js';
 import { PostgresStore } from '../store/postgres/store.js';
 import { addHostWithFirstCrawl } from './hosts.js';
 import { acquireLease, beat, claimDeadWorker, leaseHolder, markStopped, registerWorker, releaseLease } from './leases.js';
@@ -149,9 +149,21 @@ describe('addHostWithFirstCrawl', () => {
       await addHostWithFirstCrawl(store, queue, 'home', { slug: 'archive', kind: 'fs', sync: { trigger: 'manual' } });
       await expect(addHostWithFirstCrawl(store, queue, 'home', { slug: 'notes', kind: 'fs', sync: { trigger: 'auto' } })).rejects.toMatchObject({ code: 'already_exists' });
       await expect(addHostWithFirstCrawl(store, queue, 'nowhere', { slug: 'notes', kind: 'fs', sync: { trigger: 'auto' } })).rejects.toMatchObject({ code: 'not_found' });
+      // Preparing the host (its credentials, its folders) happens inside the transaction: when it fails, neither host nor job is left.
+      const refused = new Error('credentials could not be stored');
+      await expect(
+        addHostWithFirstCrawl(store, queue, 'home', { slug: 'api', kind: 'notes-api', sync: { trigger: 'auto' } }, undefined, async () => {
+          throw refused;
+        }),
+      ).rejects.toBe(refused);
+      const prepared: string[] = [];
+      await addHostWithFirstCrawl(store, queue, 'home', { slug: 'tickets', kind: 'tickets', sync: { trigger: 'auto' } }, undefined, async (host) => void prepared.push(host.slug));
+      expect(prepared).toEqual(['tickets']);
+      // A folder host's crawl goes to the queue only workers that see the folders take; an API host's to the one every worker takes.
       const jobs = (await queue.waiting(SYNC_QUEUE)).map((job) => parseHostJob(job.data));
-      expect(jobs).toEqual([{ type: 'sync', network: 'home', host: 'notes', mode: 'auto', reason: 'added' }]);
-      expect((await store.hosts.list('home')).map((host) => host.slug)).toEqual(['archive', 'notes']);
+      expect(jobs).toEqual([{ type: 'sync', network: 'home', host: 'notes', placement: 'local', mode: 'auto', reason: 'added' }]);
+      expect((await queue.waiting(SYNC_REMOTE_QUEUE)).map((job) => parseHostJob(job.data))).toEqual([{ type: 'sync', network: 'home', host: 'tickets', placement: 'remote', mode: 'auto', reason: 'added' }]);
+      expect((await store.hosts.list('home')).map((host) => host.slug)).toEqual(['archive', 'notes', 'tickets']);
     } finally {
       await store.close();
     }

@@ -14,10 +14,31 @@ import PgBoss from 'pg-boss';
 import { InvalidArgumentError, TooLargeError } from '@neuralis/package-system/contracts';
 import type { ChangeEvent } from '@inseam/connector';
 import type { SyncMode } from '../crawl/index.js';
+import { MAX_WEBHOOK_BYTES } from '../platform/crawl-requests.js';
 import type { HostRef } from '../store/index.js';
 import { attemptPostgres as attempt, postgresStoreError } from '../store/index.js';
 import { isDeadlock, rowsOf, type QueueDatabase, type SqlExecutor } from './database.js';
-import { DEAD_QUEUE, EVENTS_QUEUE, INBOX_PREFIX, INBOX_QUEUE_PATTERN, SYNC_QUEUE, TICK_QUEUE, inboxOwner, inboxQueue, parseHostJob, syncKey, type EventsJob, type HostJob, type SyncJob, type SyncReason, type WebhookJob } from './jobs.js';
+import {
+  DEAD_QUEUE,
+  EVENTS_QUEUE,
+  EVENTS_REMOTE_QUEUE,
+  INBOX_PREFIX,
+  INBOX_QUEUE_PATTERN,
+  SYNC_QUEUE,
+  SYNC_REMOTE_QUEUE,
+  TICK_QUEUE,
+  inboxOwner,
+  inboxQueue,
+  parseHostJob,
+  sharedQueueOf,
+  syncKey,
+  type EventsJob,
+  type HostJob,
+  type Placement,
+  type SyncJob,
+  type SyncReason,
+  type WebhookJob,
+} from './jobs.js';
 import { aliveSql, leaseHolder } from './leases.js';
 import { QUEUE_SCHEMA, migrateQueueSchema } from './schema.js';
 
@@ -25,8 +46,6 @@ import { QUEUE_SCHEMA, migrateQueueSchema } from './schema.js';
 export const BOSS_SCHEMA = 'pgboss';
 /** Serialises changes to pg-boss's schema and queues (partitions of its job table) across processes. */
 const DDL_LOCK = `${BOSS_SCHEMA}.ddl`;
-/** The largest webhook body a delivery carries (bytes). */
-export const MAX_WEBHOOK_BYTES = 1024 * 1024;
 /** The schedule of the tick that enqueues due syncs: every minute (cron's finest step). */
 export const TICK_CRON = '* * * * *';
 
@@ -59,6 +78,13 @@ export interface SyncRequest {
   readonly reason?: SyncReason;
   /** Not before this long from now (ms). */
   readonly delayMs?: number;
+  /** Where the host can be crawled (`hostPlacement(record)`); absent: only workers that see every folder take it. */
+  readonly placement?: Placement;
+}
+
+export interface DeliverOptions extends SendOptions {
+  /** As SyncRequest.placement, for when no worker holds the host. */
+  readonly placement?: Placement;
 }
 
 export interface SendOptions {
@@ -112,8 +138,8 @@ export class HostQueue {
         await boss.start();
         await boss.createQueue(DEAD_QUEUE, { name: DEAD_QUEUE, policy: 'standard' });
         const retries = { retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: true, deadLetter: DEAD_QUEUE };
-        await boss.createQueue(SYNC_QUEUE, { name: SYNC_QUEUE, policy: 'short', expireInSeconds: SYNC_EXPIRE_SECONDS, ...retries });
-        await boss.createQueue(EVENTS_QUEUE, { name: EVENTS_QUEUE, policy: 'standard', expireInSeconds: EVENTS_EXPIRE_SECONDS, ...retries });
+        for (const name of [SYNC_QUEUE, SYNC_REMOTE_QUEUE]) await boss.createQueue(name, { name, policy: 'short', expireInSeconds: SYNC_EXPIRE_SECONDS, ...retries });
+        for (const name of [EVENTS_QUEUE, EVENTS_REMOTE_QUEUE]) await boss.createQueue(name, { name, policy: 'standard', expireInSeconds: EVENTS_EXPIRE_SECONDS, ...retries });
         await boss.createQueue(TICK_QUEUE, { name: TICK_QUEUE, policy: 'short', retryLimit: 0, expireInSeconds: TICK_EXPIRE_SECONDS });
         await boss.schedule(TICK_QUEUE, TICK_CRON, {}, { tz: 'UTC' });
       });
@@ -136,16 +162,17 @@ export class HostQueue {
       mode: request.mode ?? 'auto',
       reason: request.reason ?? 'requested',
       ...(request.restart === true ? { restart: true } : {}),
+      ...(request.placement === undefined ? {} : { placement: request.placement }),
     };
-    return this.sendJob(SYNC_QUEUE, job, { ...options, ...(request.delayMs === undefined ? {} : { delayMs: request.delayMs }) });
+    return this.sendJob(sharedQueueOf(job), job, { ...options, ...(request.delayMs === undefined ? {} : { delayMs: request.delayMs }) });
   }
 
   /**
    * Hands change events to the worker holding the host (its inbox), or to whichever worker takes
    * the host next. Resolves with the job's id. Rejects with `unavailable`.
    */
-  async deliverEvents(ref: HostRef, events: readonly ChangeEvent[], options: SendOptions = {}): Promise<string> {
-    const job: EventsJob = { type: 'events', network: ref.network, host: ref.host, events };
+  async deliverEvents(ref: HostRef, events: readonly ChangeEvent[], options: DeliverOptions = {}): Promise<string> {
+    const job: EventsJob = { type: 'events', network: ref.network, host: ref.host, ...placed(options), events };
     return this.#deliver(job, options);
   }
 
@@ -153,7 +180,7 @@ export class HostQueue {
    * Hands a webhook delivery to the worker holding the host, whose connector parses it (see
    * deliverEvents). Rejects with `too_large` for a body over MAX_WEBHOOK_BYTES, and `unavailable`.
    */
-  async deliverWebhook(ref: HostRef, request: Request, options: SendOptions = {}): Promise<string> {
+  async deliverWebhook(ref: HostRef, request: Request, options: DeliverOptions = {}): Promise<string> {
     const body = request.body === null ? null : Buffer.from(await request.arrayBuffer());
     if (body !== null && body.length > MAX_WEBHOOK_BYTES) {
       throw new TooLargeError(`A webhook delivery is at most ${MAX_WEBHOOK_BYTES} bytes; this one is ${body.length}.`, { details: { limit: MAX_WEBHOOK_BYTES } });
@@ -164,6 +191,7 @@ export class HostQueue {
       type: 'webhook',
       network: ref.network,
       host: ref.host,
+      ...placed(options),
       request: { method: request.method, url: request.url, headers, body: body === null ? null : body.toString('base64') },
     };
     return this.#deliver(job, options);
@@ -241,7 +269,7 @@ export class HostQueue {
           continue;
         }
         const again: HostJob = parsed.type === 'sync' ? { ...parsed, reason: 'requested', hops: 0, lost: 0 } : { ...parsed, hops: 0, lost: 0 };
-        await this.sendJob(again.type === 'sync' ? SYNC_QUEUE : EVENTS_QUEUE, again, { db: tx });
+        await this.sendJob(sharedQueueOf(again), again, { db: tx });
         count += 1;
       }
       await this.cancel(DEAD_QUEUE, dead.map((job) => job.id), tx);
@@ -307,12 +335,16 @@ export class HostQueue {
    * Events go straight to the holder's inbox, so a busy shared queue never delays a held host's
    * events; without a holder (or when its inbox is gone already) they go to the shared queue.
    */
-  async #deliver(job: EventsJob | WebhookJob, options: SendOptions): Promise<string> {
+  async #deliver(job: EventsJob | WebhookJob, options: DeliverOptions): Promise<string> {
     const send = async (tx: SqlExecutor): Promise<string> => {
       const holder = await leaseHolder(tx, { network: job.network, host: job.host }, { lock: true });
       const id = holder === null ? null : await this.sendJob(inboxQueue(holder), job, { db: tx });
-      return id ?? (await this.sendJob(EVENTS_QUEUE, job, { db: tx }))!;
+      return id ?? (await this.sendJob(sharedQueueOf(job), job, { db: tx }))!;
     };
     return options.db === undefined ? this.database.transaction(send) : send(options.db);
   }
+}
+
+function placed(options: DeliverOptions): { readonly placement?: Placement } {
+  return options.placement === undefined ? {} : { placement: options.placement };
 }

@@ -21,7 +21,7 @@ import type { SyncMode } from '../crawl/index.js';
 import { parseDuration, subtractDuration } from '../scope/index.js';
 import type { CrawlRunRecord, HostRef, Store } from '../store/index.js';
 import { rowsOf, type SqlExecutor } from './database.js';
-import { INBOX_QUEUE_PATTERN, SYNC_QUEUE, type SyncReason } from './jobs.js';
+import { INBOX_QUEUE_PATTERN, SYNC_QUEUE, SYNC_REMOTE_QUEUE, hostPlacement, type SyncReason } from './jobs.js';
 import { aliveSql } from './leases.js';
 import type { HostQueue } from './queue.js';
 import { BOSS_SCHEMA } from './queue.js';
@@ -102,8 +102,8 @@ async function pendingHosts(db: SqlExecutor): Promise<Set<string>> {
   const rows = rowsOf(
     await db.executeSql(
       `SELECT DISTINCT data->>'network' AS network, data->>'host' AS host FROM ${BOSS_SCHEMA}.job
-       WHERE (name = $1 OR name LIKE $2) AND state < 'completed' AND data->>'type' = 'sync'`,
-      [SYNC_QUEUE, INBOX_QUEUE_PATTERN],
+       WHERE (name IN ($1, $3) OR name LIKE $2) AND state < 'completed' AND data->>'type' = 'sync'`,
+      [SYNC_QUEUE, INBOX_QUEUE_PATTERN, SYNC_REMOTE_QUEUE],
     ),
   );
   return new Set(rows.map((row) => `${String(row['network'])}/${String(row['host'])}`));
@@ -159,7 +159,7 @@ export async function enqueueDueSyncs(store: Store, queue: HostQueue, schedule: 
       );
       if (due === null) continue;
       const ref = { network: host.network, host: host.slug };
-      const id = await queue.requestSync(ref, { mode: due.mode, reason: due.reason });
+      const id = await queue.requestSync(ref, { mode: due.mode, reason: due.reason, placement: hostPlacement(host) });
       decided.push({ ...due, host: ref, queued: id !== null });
     }
   }

@@ -6,7 +6,7 @@
  */
 import type { CrawlRunRecord, Store } from '../store/index.js';
 import { rowsOf, type SqlExecutor } from './database.js';
-import { DEAD_QUEUE, EVENTS_QUEUE, INBOX_QUEUE_PATTERN, SYNC_QUEUE, inboxOwner } from './jobs.js';
+import { DEAD_QUEUE, EVENTS_QUEUE, EVENTS_REMOTE_QUEUE, INBOX_QUEUE_PATTERN, SYNC_QUEUE, SYNC_REMOTE_QUEUE, inboxOwner } from './jobs.js';
 import { aliveSql } from './leases.js';
 import { BOSS_SCHEMA } from './queue.js';
 import { QUEUE_SCHEMA } from './schema.js';
@@ -128,17 +128,17 @@ export async function queueStatus(db: SqlExecutor): Promise<QueueStatus> {
               count(*) FILTER (WHERE j.state = 'failed')::int AS failed,
               count(*) FILTER (WHERE j.state = 'completed')::int AS completed
        FROM ${BOSS_SCHEMA}.queue q LEFT JOIN ${BOSS_SCHEMA}.job j ON j.name = q.name
-       WHERE q.name IN ($1, $2, $3) OR q.name LIKE $4
+       WHERE q.name IN ($1, $2, $3, $5, $6) OR q.name LIKE $4
        GROUP BY q.name ORDER BY q.name`,
-      [SYNC_QUEUE, EVENTS_QUEUE, DEAD_QUEUE, INBOX_QUEUE_PATTERN],
+      [SYNC_QUEUE, EVENTS_QUEUE, DEAD_QUEUE, INBOX_QUEUE_PATTERN, SYNC_REMOTE_QUEUE, EVENTS_REMOTE_QUEUE],
     ),
   );
   const troubled = rowsOf(
     await db.executeSql(
       `SELECT name, state, data, output, retry_count, ${ms('coalesce(completed_on, started_on, created_on)')} AS at FROM ${BOSS_SCHEMA}.job
-       WHERE (name = $1 AND state = 'created') OR (state = 'retry' AND (name IN ($2, $3) OR name LIKE $4))
+       WHERE (name = $1 AND state = 'created') OR (state = 'retry' AND (name IN ($2, $3, $5, $6) OR name LIKE $4))
        ORDER BY created_on DESC LIMIT 500`,
-      [DEAD_QUEUE, SYNC_QUEUE, EVENTS_QUEUE, INBOX_QUEUE_PATTERN],
+      [DEAD_QUEUE, SYNC_QUEUE, EVENTS_QUEUE, INBOX_QUEUE_PATTERN, SYNC_REMOTE_QUEUE, EVENTS_REMOTE_QUEUE],
     ),
   );
   const held = new Map<string, string[]>();

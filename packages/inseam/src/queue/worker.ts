@@ -9,6 +9,9 @@
  *   underneath: a worker that lost its lease can no longer commit to the run.
  * - **Concurrency.** At most `concurrency` jobs at once; the worker fetches only as many as it has
  *   free slots, from its inbox first, then shared events, then shared syncs.
+ * - **Placement.** A worker that `serves: "remote"` (no folders on its machine) fetches only the
+ *   `-remote` queues, so it never takes a folder host's job; one that reaches it anyway is sent
+ *   back to the folder queues unrun (jobs.ts).
  * - **Outcomes.** A completed crawl completes its job; a failed one fails it, so pg-boss retries it
  *   with exponential backoff and, out of retries, moves it to the dead letter. The next attempt
  *   resumes the failed run from its checkpoint. A crawl that finds the host's run busy in another
@@ -33,7 +36,21 @@ import { InvalidArgumentError, isConnectorError } from '@neuralis/package-system
 import type { CrawlTarget, Crawler, EventOutcome, SyncMode, Watcher } from '../crawl/index.js';
 import type { CrawlMode, CrawlRunRecord, CrawlRunState, HostRecord, HostRef, Store } from '../store/index.js';
 import type { SqlExecutor } from './database.js';
-import { DEAD_QUEUE, EVENTS_QUEUE, SYNC_QUEUE, TICK_QUEUE, inboxQueue, parseHostJob, refOf, type HostJob, type SyncJob, type SyncReason } from './jobs.js';
+import {
+  DEAD_QUEUE,
+  TICK_QUEUE,
+  WORKER_HOSTS_FILTERS,
+  hostPlacement,
+  inboxQueue,
+  parseHostJob,
+  refOf,
+  sharedQueueOf,
+  sharedQueuesFor,
+  type HostJob,
+  type SyncJob,
+  type SyncReason,
+  type WorkerHostsFilter,
+} from './jobs.js';
 import {
   acquireLease,
   beat,
@@ -70,6 +87,12 @@ export interface QueueWorkerOptions {
   /** The crawler, on the shared store's catalog; its `leaseMs` should be at most half the worker's. */
   readonly crawler: Crawler;
   readonly hosts: WorkerHosts;
+  /**
+   * Which hosts this worker crawls: `all` (default; this machine sees the folders of `fs`/`local`
+   * hosts and the pads, at the same paths as the server) or `remote` (it does not: it takes only
+   * jobs of hosts that need no folder). See jobs.ts for how the queues keep them apart.
+   */
+  readonly serves?: WorkerHostsFilter;
   /** Jobs at once. Default 4. */
   readonly concurrency?: number;
   /** How long after its last heartbeat a worker counts as dead and loses its leases (ms). Default 30,000. */
@@ -91,7 +114,7 @@ interface Stamp {
 /** One thing a worker did. `host` is `network/host`; `job` is the pg-boss job id. */
 export type WorkerActivity = Stamp &
   (
-    | { readonly type: 'started'; readonly worker: string; readonly machine: string; readonly pid: number; readonly concurrency: number }
+    | { readonly type: 'started'; readonly worker: string; readonly machine: string; readonly pid: number; readonly concurrency: number; readonly serves: WorkerHostsFilter }
     | { readonly type: 'crawl-started'; readonly worker: string; readonly host: string; readonly job: string; readonly mode: SyncMode; readonly reason: SyncReason }
     | {
         readonly type: 'crawl-ended';
@@ -179,6 +202,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
   readonly #crawler: Crawler;
   readonly #hosts: WorkerHosts;
   readonly #concurrency: number;
+  readonly #serves: WorkerHostsFilter;
   readonly #leaseMs: number;
   readonly #pollMs: number;
   readonly #maxHops: number;
@@ -211,6 +235,10 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
     this.#crawler = options.crawler;
     this.#hosts = options.hosts;
     this.#concurrency = positive('concurrency', options.concurrency, 4);
+    this.#serves = options.serves ?? 'all';
+    if (!(WORKER_HOSTS_FILTERS as readonly string[]).includes(this.#serves)) {
+      throw new InvalidArgumentError(`The worker setting serves must be one of ${WORKER_HOSTS_FILTERS.join(', ')}; it is ${JSON.stringify(this.#serves)}.`, { details: { argument: 'serves' } });
+    }
     this.#leaseMs = positive('leaseMs', options.leaseMs, 30_000, 500);
     this.#pollMs = positive('pollMs', options.pollMs, 2000, 10);
     this.#maxHops = positive('maxHops', options.maxHops, 3, 0);
@@ -286,7 +314,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
     await registerWorker(this.#queue.database, { id, machine: hostname(), pid: process.pid, concurrency: this.#concurrency, leaseMs: this.#leaseMs });
     await this.#queue.createInbox(id);
     this.#registered = true;
-    this.#report({ type: 'started', machine: hostname(), pid: process.pid, concurrency: this.#concurrency });
+    this.#report({ type: 'started', machine: hostname(), pid: process.pid, concurrency: this.#concurrency, serves: this.#serves });
   }
 
   #report(activity: ActivityInput): void {
@@ -304,7 +332,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
       let fetched = 0;
       try {
         if (this.#registered) {
-          for (const queue of [inboxQueue(this.#id), EVENTS_QUEUE, SYNC_QUEUE]) {
+          for (const queue of [inboxQueue(this.#id), ...sharedQueuesFor(this.#serves)]) {
             const free = this.#concurrency - this.#active.size;
             if (free <= 0 || this.#stopping) break;
             fetched += await this.#take(queue, free);
@@ -399,6 +427,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
         await this.#settle(fetched, generation, (tx) => this.#queue.complete(fetched.queue, fetched.id, { outcome: 'host_gone' }, tx));
         return;
       }
+      if (!this.#canServe(record)) return await this.#reroute(fetched, job, record, generation);
       const target = await this.#hosts.crawlTarget(record);
       this.#report({ type: 'crawl-started', host, job: fetched.id, mode: job.mode, reason: job.reason });
       const run = await this.#crawl(target, job);
@@ -412,7 +441,8 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
         // Paused by this worker's stop: another worker resumes it from the checkpoint.
         await this.#settle(fetched, generation, async (tx) => {
           await this.#queue.complete(fetched.queue, fetched.id, output, tx);
-          await this.#queue.sendJob(SYNC_QUEUE, { type: 'sync', network: job.network, host: job.host, mode: 'auto', reason: 'stopped' }, { db: tx });
+          const resume: SyncJob = { type: 'sync', network: job.network, host: job.host, ...(job.placement === undefined ? {} : { placement: job.placement }), mode: 'auto', reason: 'stopped' };
+          await this.#queue.sendJob(sharedQueueOf(resume), resume, { db: tx });
         });
       } else {
         await this.#settle(fetched, generation, (tx) => this.#queue.complete(fetched.queue, fetched.id, output, tx));
@@ -453,6 +483,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
         await this.#settle(fetched, generation, (tx) => this.#queue.complete(fetched.queue, fetched.id, { outcome: 'host_gone' }, tx));
         return;
       }
+      if (!this.#canServe(record)) return await this.#reroute(fetched, job, record, generation);
       const target = await this.#hosts.crawlTarget(record);
       // Deliveries for one host apply in the order this worker took them.
       const outcome: EventOutcome = await this.#eventOrder.run(host, () =>
@@ -477,6 +508,25 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
     }
   }
 
+  /** Whether this worker can crawl the host: a `remote` worker has no folders. */
+  #canServe(record: HostRecord): boolean {
+    return this.#serves === 'all' || hostPlacement(record) === 'remote';
+  }
+
+  /**
+   * A job for a folder host that reached a worker without folders (queued before its placement
+   * was known): back to the queue the workers that have them take, never crawled here — where the
+   * folder is missing it would fail, or worse, look empty.
+   */
+  async #reroute(fetched: FetchedJob, job: HostJob, record: HostRecord, generation: number): Promise<void> {
+    const placed: HostJob = { ...job, placement: hostPlacement(record), hops: 0 };
+    await this.#settle(fetched, generation, async (tx) => {
+      await this.#queue.sendJob(sharedQueueOf(placed), placed, { db: tx });
+      await this.#queue.complete(fetched.queue, fetched.id, { outcome: 'rerouted', to: sharedQueueOf(placed) }, tx);
+    });
+    this.#report({ type: 'deferred', host: hostKey(refOf(job)), job: fetched.id, why: 'its host needs a folder this worker does not serve' });
+  }
+
   /** A job for a host another worker holds: to that worker's inbox, or (too many hops, or it just left) a little later. */
   async #redirect(fetched: FetchedJob, job: HostJob, holder: string | null, generation: number): Promise<void> {
     const hops = job.hops ?? 0;
@@ -485,7 +535,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
     await this.#settle(fetched, generation, async (tx) => {
       // The holder's row stays locked until commit: it cannot leave (and hand its inbox over) in between.
       forwarded = (await workerAlive(tx, holder, { lock: true })) && (await this.#queue.sendJob(inboxQueue(holder), { ...job, hops: hops + 1 }, { db: tx })) !== null;
-      if (!forwarded) await this.#queue.sendJob(sharedQueue(job), { ...job, hops: 0 }, { db: tx, delayMs: this.#deferMs });
+      if (!forwarded) await this.#queue.sendJob(sharedQueueOf(job), { ...job, hops: 0 }, { db: tx, delayMs: this.#deferMs });
       await this.#queue.complete(fetched.queue, fetched.id, forwarded ? { outcome: 'forwarded', to: holder } : { outcome: 'deferred' }, tx);
     });
     if (forwarded) this.#report({ type: 'forwarded', host: hostKey(refOf(job)), job: fetched.id, to: holder });
@@ -494,7 +544,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
 
   async #defer(fetched: FetchedJob, job: HostJob, generation: number, why: string): Promise<void> {
     await this.#settle(fetched, generation, async (tx) => {
-      await this.#queue.sendJob(sharedQueue(job), { ...job, hops: 0 }, { db: tx, delayMs: this.#deferMs });
+      await this.#queue.sendJob(sharedQueueOf(job), { ...job, hops: 0 }, { db: tx, delayMs: this.#deferMs });
       await this.#queue.complete(fetched.queue, fetched.id, { outcome: 'deferred', why }, tx);
     });
     this.#report({ type: 'deferred', host: hostKey(refOf(job)), job: fetched.id, why });
@@ -682,7 +732,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
         await this.#queue.sendJob(DEAD_QUEUE, again, { db: tx });
         deadLettered += 1;
       } else {
-        await this.#queue.sendJob(sharedQueue(job), again, { db: tx });
+        await this.#queue.sendJob(sharedQueueOf(job), again, { db: tx });
         resumed += 1;
       }
     };
@@ -709,9 +759,6 @@ function refFromKey(key: string): HostRef {
   return { network: key.slice(0, slash), host: key.slice(slash + 1) };
 }
 
-function sharedQueue(job: HostJob): string {
-  return job.type === 'sync' ? SYNC_QUEUE : EVENTS_QUEUE;
-}
 
 function webhookRequest(data: { readonly method: string; readonly url: string; readonly headers: readonly (readonly [string, string])[]; readonly body: string | null }): Request {
   const hasBody = data.body !== null && data.method !== 'GET' && data.method !== 'HEAD';

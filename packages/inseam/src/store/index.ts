@@ -63,5 +63,7 @@ export type {
   TokenRecord,
   TokenInput,
   TokenStore,
+  WebhookKeyRecord,
+  WebhookKeyStore,
   Store,
 } from './types.js';

@@ -544,9 +544,31 @@ export interface TokenStore {
 
 /* ------------------------------------------------------------------ the store */
 
+/* ------------------------------------------------------------------ webhook keys */
+
+/**
+ * A host's webhook key: the secret in the URL a SaaS delivers webhooks to. Only its hash is kept
+ * (as with API tokens); the key itself is shown once, when it is minted.
+ */
+export interface WebhookKeyRecord {
+  /** SHA-256 of the key, hex. */
+  readonly hash: string;
+  readonly createdAt: number;
+}
+
+export interface WebhookKeyStore {
+  /** Sets the host's key hash, replacing any (the old key stops working). Rejects with `not_found` when there is no such host. */
+  set(ref: HostRef, hash: string, now?: number): Promise<WebhookKeyRecord>;
+  /** The host's key, or null when it has none or does not exist. Removing a host removes its key. */
+  get(ref: HostRef): Promise<WebhookKeyRecord | null>;
+  /** Removes the host's key; false when it had none. */
+  delete(ref: HostRef): Promise<boolean>;
+}
+
 export interface Store {
   readonly networks: NetworkStore;
   readonly hosts: HostStore;
+  readonly webhookKeys: WebhookKeyStore;
   readonly catalog: CatalogStore;
   readonly trials: TrialStore;
   readonly detachedRuns: DetachedRunStore;

@@ -138,6 +138,18 @@ describe('the hosts list', () => {
       ['inactive', true],
       ['unknown', false],
     ]);
+    // A crawl queued for a worker (shared store) shows as queued, not as its previous run's end.
+    const summaries = await page.evaluate(`import('/web/js/hosts.js').then(({ crawlSummary }) =>
+      [
+        { host: 'home/a', state: 'queued', running: false, queued: { job: 'j', state: 'waiting', queuedAt: 1, mode: 'auto' }, progress: { state: 'completed', entries: 3 }, entries: 3 },
+        { host: 'home/a', state: 'running', running: true, queued: null, progress: { state: 'running', entries: 2, fraction: null }, entries: 2 },
+        { host: 'home/a', state: 'idle', running: false, queued: null, progress: { state: 'completed', entries: 3 }, entries: 3 },
+      ].map((crawl) => { const cell = crawlSummary(crawl); return [cell.dataset.crawl, cell.textContent]; }))`);
+    expect(summaries).toEqual([
+      ['queued', expect.stringContaining('Queued for a worker')],
+      ['running', expect.stringContaining('Crawling')],
+      ['completed', '3 entries'],
+    ]);
     await screenshot(page, 'hosts-dark');
     expectClean(watched);
   }, BROWSER_TEST_MS);

@@ -396,13 +396,14 @@ export function connectorsView(ctx, params) {
   /** Follows the installed host's first crawl until it ends. */
   function follow(host, crawl, area) {
     const render = (status) => {
-      const done = !(status.running || status.progress?.state === 'running');
+      const queued = status.state === 'queued';
+      const done = !(status.running || queued || status.progress?.state === 'running');
       replace(
         area,
         h(
           'div',
-          { class: 'crawl-card', 'data-crawl-state': status.progress?.state ?? 'none' },
-          h('div', { class: 'row gap space' }, h('strong', { text: done ? `First crawl of ${host.slug}: ${status.progress?.state ?? 'not started'}` : `Crawling ${host.slug}…` }), h('a', { href: `#/browse/${encodeURIComponent(host.slug)}/`, class: 'btn btn-ghost' }, icon('browse'), h('span', { text: 'Browse' }))),
+          { class: 'crawl-card', 'data-crawl-state': queued ? 'queued' : (status.progress?.state ?? 'none') },
+          h('div', { class: 'row gap space' }, h('strong', { text: done ? `First crawl of ${host.slug}: ${status.progress?.state ?? 'not started'}` : queued ? `First crawl of ${host.slug}: waiting for a worker…` : `Crawling ${host.slug}…` }), h('a', { href: `#/browse/${encodeURIComponent(host.slug)}/`, class: 'btn btn-ghost' }, icon('browse'), h('span', { text: 'Browse' }))),
           done && status.progress?.state === 'completed' ? progressBar(1, `Crawl of ${host.slug}`) : null,
           crawlSummary(status),
         ),

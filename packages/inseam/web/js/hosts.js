@@ -36,6 +36,10 @@ export function crawlSummary(crawl) {
       h('span', { class: 'small' }, `Crawling · ${plural(progress?.entries ?? 0, 'entry', 'entries')}`, fraction === null ? '' : ` · ${Math.round(fraction * 100)}%`),
     );
   }
+  // On a shared store a requested crawl waits for a worker first (state "queued").
+  if (crawl.state === 'queued') {
+    return h('div', { class: 'crawl', 'data-crawl': 'queued' }, h('span', { class: 'small' }, spinner('Queued'), ' Queued for a worker'), h('span', { class: 'muted small', text: plural(crawl.entries, 'entry', 'entries') }));
+  }
   if (progress?.state === 'failed') {
     return h('div', { class: 'crawl', 'data-crawl': 'failed' }, h('span', { class: 'err-text small', title: progress.error?.message ?? '' }, icon('alert'), ` Failed: ${progress.error?.message ?? 'see the server log'}`), h('span', { class: 'muted small', text: plural(crawl.entries, 'entry', 'entries') }));
   }
@@ -199,7 +203,7 @@ export function hostsView(ctx) {
         }
       }
     }
-    const busy = crawls.some((crawl) => crawl?.running || crawl?.progress?.state === 'running');
+    const busy = crawls.some((crawl) => crawl?.running || crawl?.state === 'queued' || crawl?.progress?.state === 'running');
     timer = setTimeout(() => void load(), busy ? BUSY_POLL_MS : IDLE_POLL_MS);
   }
 

@@ -217,7 +217,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
       ]);
       await withPlatform(command, io, async (platform, connectors) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const { host, crawl } = await connectors.install({ userId: localUser() }, network, sha, {
+        const { host, crawl: ticket } = await connectors.install({ userId: localUser() }, network, sha, {
           host: options.host,
           ...(config === undefined ? {} : { config }),
           ...(Object.keys(credentials).length === 0 ? {} : { credentials }),
@@ -229,6 +229,12 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
           ...(permissions === undefined ? {} : { permissions: permissions as never }),
           ...(options.allowPrivateOrigin.length === 0 ? {} : { privateOrigins: options.allowPrivateOrigin }),
         });
+        if (ticket.where === 'queue') {
+          io.stderr.write(`Installed kind "${host.kind}" and added host ${host.address}; its first crawl is queued for a worker.\n`);
+          if (options.json === true) printJson(io, { host, crawl: null, job: ticket.job });
+          return;
+        }
+        const crawl = ticket.handle;
         io.stderr.write(`Installed kind "${host.kind}" and added host ${host.address}; crawling it (Ctrl-C pauses; \`inseam crawl\` resumes).\n`);
         const view = progressView(io.stderr, `${host.network}/${host.slug}`);
         crawl.on('progress', (progress) => view.update(progress));

@@ -1,16 +1,20 @@
 /**
- * `inseam host add|ls|show|rm|kinds|discover`: the hosts of a network.
+ * `inseam host add|ls|show|rm|kinds|discover|webhook-url`: the hosts of a network.
  *
  *   inseam host add home/notes --kind fs --config '{"root":"/srv/notes"}'
  *   inseam host add home/archive --kind bucket --config @bucket.json \
  *       --credential accessKeyId=AKIA… --credential secretAccessKey=@secret.txt
  *   inseam host add home/reports --from test.seeds          (a discoverable source)
  *
- * Credentials are never printed; `host show` lists which fields are stored.
+ *   inseam host webhook-url home/tickets --base https://inseam.example.com   (once; --revoke to stop it)
+ *
+ * Credentials are never printed; `host show` lists which fields are stored. A webhook URL is
+ * printed once, when it is minted: only its key's hash is stored.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
+import { WebhookKeys, hookPath, requireWebhooks } from '../../http/index.js';
 import type { AddHostInput, HostView } from '../../network/index.js';
 import type { CliIo } from '../program.js';
 import { collect, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
@@ -152,6 +156,37 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     });
 
   host
+    .command('webhook-url')
+    .description('Mint the URL a service delivers the host\'s webhooks to (printed once; minting again replaces it), or revoke it.')
+    .argument('<host>', 'network/slug or inseam://network/slug')
+    .option('--base <url>', 'where the server is reached from the service, e.g. https://inseam.example.com (default: print the path only)')
+    .option('--revoke', 'revoke the host\'s URL instead')
+    .option('--json', 'print the result as JSON')
+    .action(async (target: string, options: { readonly base?: string; readonly revoke?: boolean; readonly json?: boolean }, command: Command) => {
+      const ref = parseHostArgument(target);
+      const base = options.base === undefined ? undefined : baseUrl(options.base);
+      await withPlatform(command, io, async (platform) => {
+        const record = await platform.networks.hostRecord(ref);
+        const keys = new WebhookKeys(platform.store.webhookKeys);
+        if (options.revoke === true) {
+          const revoked = await keys.revoke(ref);
+          if (options.json === true) return printJson(io, { revoked });
+          io.stdout.write(revoked ? `Revoked the webhook URL of ${ref.network}/${ref.host}; deliveries to it are refused from now on.\n` : `Host ${ref.network}/${ref.host} has no webhook URL.\n`);
+          return;
+        }
+        await requireWebhooks(platform, record);
+        const minted = await keys.mint(ref);
+        const path = `${hookPath(ref)}/${minted.key}`;
+        const url = base === undefined ? null : `${base}${path}`;
+        if (options.json === true) return printJson(io, { url, path, createdAt: minted.createdAt, replaced: minted.replaced });
+        io.stdout.write(`${url ?? path}\n`);
+        io.stderr.write(
+          `The webhook URL of ${ref.network}/${ref.host}${url === null ? ' (its path: put the server\'s public address in front, or give --base)' : ''}. It is shown this once; give it to the service that sends the webhooks.${minted.replaced ? ' The previous URL no longer works.' : ''}\n`,
+        );
+      });
+    });
+
+  host
     .command('kinds')
     .description('List the kinds hosts can be.')
     .option('--json', 'print the kinds as JSON')
@@ -180,4 +215,18 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         );
       });
     });
+}
+
+/** `--base`: an http(s) origin (and optional path prefix) without a trailing slash. */
+function baseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InvalidArgumentError(`--base must be a URL such as https://inseam.example.com, not ${JSON.stringify(text)}.`, { details: { argument: 'base' } });
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new InvalidArgumentError('--base must be a plain http(s) URL, without credentials, query or fragment.', { details: { argument: 'base' } });
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
+import { SqliteStore } from '../../store/index.js';
 import { cli } from './__fixtures__/cli.js';
 
 let dataDir: string;
@@ -120,5 +121,20 @@ describe('inseam host', () => {
     expect((await run('host', 'kinds')).stdout).toMatch(/\nfs +Folder +disk +list read write/);
     expect(JSON.parse((await run('host', 'discover', 'home', '--json')).stdout)).toEqual([]);
     expect(await run('host', 'discover', 'nowhere')).toMatchObject({ code: 2, stderr: expect.stringContaining('[not_found]') });
+  });
+
+  it('webhook-url refuses a host whose connector takes no webhooks and a bad --base, and revokes a URL', async () => {
+    expect(await run('host', 'webhook-url', 'home/pad')).toMatchObject({ code: 2, stderr: expect.stringContaining('[unsupported]') });
+    expect(await run('host', 'webhook-url', 'home/pad', '--base', 'ftp://inseam.example.com')).toMatchObject({ code: 2, stderr: expect.stringContaining('--base') });
+    expect(await run('host', 'webhook-url', 'home/nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('[not_found]') });
+    expect(await run('host', 'webhook-url', 'home/pad', '--revoke')).toMatchObject({ code: 0, stdout: 'Host home/pad has no webhook URL.\n' });
+    const store = SqliteStore.open({ path: join(dataDir, 'inseam.db') });
+    try {
+      await store.webhookKeys.set({ network: 'home', host: 'pad' }, 'f'.repeat(64));
+    } finally {
+      await store.close();
+    }
+    expect(JSON.parse((await run('host', 'webhook-url', 'home/pad', '--revoke', '--json')).stdout)).toEqual({ revoked: true });
+    expect(JSON.parse((await run('host', 'webhook-url', 'home/pad', '--revoke', '--json')).stdout)).toEqual({ revoked: false });
   });
 });

@@ -121,6 +121,27 @@ describe('inseam up --store postgres://…', () => {
     expect((await get(again.base, '/v1/hosts', token)).status).toBe(200);
     const found = (await get(again.base, `/v1/search?q=${encodeURIComponent('creme brulee')}`, token)).json as { hits: { address: string }[] };
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/caf%C3%A9.txt']);
+    // A crawl asked for through the API is queued, not run in the request, and runs on the server's worker.
+    const fullRuns = async (): Promise<number> => {
+      const counter = new pg.Client({ connectionString: url });
+      await counter.connect();
+      try {
+        return Number((await counter.query<{ n: string }>("SELECT count(*) AS n FROM crawl_runs WHERE mode = 'full' AND state = 'completed'")).rows[0]!.n);
+      } finally {
+        await counter.end();
+      }
+    };
+    const before = await fullRuns();
+    const asked = await request(`${again.base}/v1/hosts/home/files/crawl`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'full' }) });
+    expect(asked.statusCode).toBe(202);
+    expect(await asked.body.json()).toMatchObject({ state: 'queued', queued: { state: expect.any(String) } });
+    let crawl: { state?: string; queued?: unknown; progress?: { state: string } | null } = {};
+    for (let attempt = 0; attempt < 400 && !(crawl.state === 'idle' && crawl.queued === null); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      crawl = (await get(again.base, '/v1/hosts/home/files/crawl', token)).json as typeof crawl;
+    }
+    expect(crawl).toMatchObject({ state: 'idle', queued: null, progress: { state: 'completed' } });
+    expect(await fullRuns()).toBe(before + 1);
     again.child.kill('SIGTERM');
     expect(await again.exit).toBe(0);
   }, 180_000);

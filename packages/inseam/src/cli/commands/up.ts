@@ -23,8 +23,8 @@ import { ConnectorLifecycle } from '../../connectors/index.js';
 import { ADMIN_FEATURES, DEFAULT_MAX_WRITE_BYTES, TokenService, createServer } from '../../http/index.js';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import type { CliIo } from '../program.js';
-import { HostQueue, QueueDatabase, QueueWorker } from '../../queue/index.js';
-import { isPostgresUrl } from '../../store/index.js';
+import { HostQueue, QueueDatabase, QueueWorker, QueuedCrawlRequests } from '../../queue/index.js';
+import { PostgresStore, isPostgresUrl } from '../../store/index.js';
 import { collect, platformOptions } from './support.js';
 import { storeUrlOf, workerHosts } from './worker.js';
 import { localUser } from './token.js';
@@ -40,14 +40,17 @@ interface QueuedCrawls {
 /**
  * On the shared PostgreSQL store the server does not schedule crawls itself: it joins the queue as
  * one worker (concurrency 1), so scheduled and first syncs are leased host by host exactly as on
- * `inseam worker` processes, which add capacity beside it. Stopping pauses its crawls at a
- * checkpoint and queues them again for another worker.
+ * `inseam worker` processes, which add capacity beside it. Crawls the API asks for, added hosts'
+ * first crawls and webhook deliveries go through the queue too (`platform.routeCrawls`), so
+ * whichever worker holds a host runs them. Stopping pauses its crawls at a checkpoint and queues
+ * them again for another worker.
  */
-async function startQueueWorker(platform: Platform, url: string): Promise<QueuedCrawls> {
+async function startQueueWorker(platform: Platform, store: PostgresStore, url: string): Promise<QueuedCrawls> {
   const database = new QueueDatabase({ url, max: 5 });
   let queue: HostQueue | undefined;
   try {
     queue = await HostQueue.start({ database });
+    platform.routeCrawls(new QueuedCrawlRequests({ store, queue }));
     const worker = new QueueWorker({
       queue,
       store: platform.store,
@@ -267,13 +270,14 @@ export function registerUpCommand(program: Command, io: CliIo): void {
         const signals = stopSignals(() => app.server.closeAllConnections());
         let queued: QueuedCrawls | undefined;
         try {
+          // Requested crawls go through the queue from the first request on.
+          if (shared && platform.store instanceof PostgresStore) queued = await startQueueWorker(platform, platform.store, storeUrl);
           await app.listen({ host: options.host, port }).catch((error: unknown) => Promise.reject(listenError(error, options.host, port)));
           const address = app.server.address();
           const bound = typeof address === 'object' && address !== null ? address.port : port;
           const base = `http://${urlHost(options.host)}:${bound}`;
           platform.scheduler.on('failed', (ref, error) => io.stderr.write(`inseam: syncing ${ref.network}/${ref.host} failed: ${error instanceof Error ? error.message : String(error)}\n`));
-          if (shared) queued = await startQueueWorker(platform, storeUrl);
-          else await platform.startSync();
+          if (queued === undefined) await platform.startSync();
           io.stdout.write(await banner(platform, { base, setup, token }));
           if (!isLoopback(options.host)) io.stderr.write(`inseam: listening on ${options.host} exposes the API to the network, over plain HTTP; put it behind TLS.\n`);
           const signal = await signals.stopped;

@@ -38,6 +38,7 @@ describe('inseam worker', () => {
       ['--lease-timeout', '-3'],
       ['--poll-interval', '0.01'],
       ['--batch-size', '1.5'],
+      ['--hosts', 'local'],
     ]) {
       const run = await cli(dataDir, [...store, 'worker', ...args]);
       expect(run.code, args.join(' ')).toBe(2);
@@ -56,6 +57,8 @@ describe('inseam worker', () => {
     const at = Date.UTC(2026, 0, 1);
     const line = (activity: WorkerActivity): string | null => describeActivity(activity);
     expect(line({ type: 'crawl-started', at, worker: 'w1', host: 'home/notes', job: 'j', mode: 'full', reason: 'lost' })).toBe('crawling home/notes (full, lost)');
+    expect(line({ type: 'started', at, worker: 'w1', machine: 'm', pid: 9, concurrency: 2, serves: 'remote' })).toBe('worker w1 on m (pid 9) takes up to 2 jobs at once, of hosts that need no folder on this machine');
+    expect(line({ type: 'started', at, worker: 'w1', machine: 'm', pid: 9, concurrency: 2, serves: 'all' })).toBe('worker w1 on m (pid 9) takes up to 2 jobs at once');
     expect(
       line({ type: 'crawl-ended', at, worker: 'w1', host: 'home/notes', job: 'j', run: 7, mode: 'full', state: 'failed', entries: 12, error: { code: 'permission_denied', message: 'token revoked' } }),
     ).toBe('crawled home/notes: failed, 12 entries (run 7) — token revoked [permission_denied]');

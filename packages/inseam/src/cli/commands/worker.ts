@@ -1,6 +1,8 @@
 /**
- * `inseam worker [--store postgres://…] [--concurrency n] [--lease-timeout s] [--poll-interval s]
- * [--batch-size n] [--json]`: crawls hosts from the shared queue. Run it on any number of machines
+ * `inseam worker [--store postgres://…] [--hosts all|remote] [--concurrency n] [--lease-timeout s]
+ * [--poll-interval s] [--batch-size n] [--json]`: crawls hosts from the shared queue. `--hosts
+ * remote` is for a machine without the folders of `fs`/`local` hosts and pads: it takes only jobs
+ * of hosts that need none (docs/scale-out.md#pinning-hosts-to-workers). Run it on any number of machines
  * pointed at the same PostgreSQL database (`--store`, or INSEAM_DATABASE_URL); each has its own
  * sandbox host and data directory (`--data`; hosts' credentials need the same INSEAM_MASTER_KEY
  * everywhere). See docs/scale-out.md.
@@ -14,12 +16,13 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import { ConnectorLifecycle } from '../../connectors/index.js';
 import { DATABASE_URL_ENV, openPlatform, resolveStoreUrl, type Platform } from '../../platform/index.js';
-import { HostQueue, QueueDatabase, QueueWorker, type WorkerActivity, type WorkerHosts } from '../../queue/index.js';
+import { HostQueue, QueueDatabase, QueueWorker, WORKER_HOSTS_FILTERS, type WorkerActivity, type WorkerHosts, type WorkerHostsFilter } from '../../queue/index.js';
 import { isPostgresUrl } from '../../store/index.js';
 import type { CliIo } from '../program.js';
 import { platformOptions } from './support.js';
 
 interface WorkerOptions {
+  readonly hosts?: string;
   readonly concurrency?: string;
   readonly leaseTimeout?: string;
   readonly pollInterval?: string;
@@ -63,6 +66,16 @@ function secondsMs(text: string | undefined, option: string, fallbackMs: number,
   return Math.round(value * 1000);
 }
 
+function hostsFilter(text: string | undefined): WorkerHostsFilter {
+  if (text === undefined) return 'all';
+  if (!(WORKER_HOSTS_FILTERS as readonly string[]).includes(text)) {
+    throw new InvalidArgumentError(`--hosts takes ${WORKER_HOSTS_FILTERS.join(' or ')}, not ${JSON.stringify(text)}: "remote" when this machine does not see the folders of fs/local hosts and pads.`, {
+      details: { argument: 'hosts' },
+    });
+  }
+  return text as WorkerHostsFilter;
+}
+
 function clock(at: number): string {
   return new Date(at).toISOString().slice(11, 19);
 }
@@ -71,7 +84,7 @@ function clock(at: number): string {
 export function describeActivity(activity: WorkerActivity): string | null {
   switch (activity.type) {
     case 'started':
-      return `worker ${activity.worker} on ${activity.machine} (pid ${activity.pid}) takes up to ${activity.concurrency} jobs at once`;
+      return `worker ${activity.worker} on ${activity.machine} (pid ${activity.pid}) takes up to ${activity.concurrency} jobs at once${activity.serves === 'remote' ? ', of hosts that need no folder on this machine' : ''}`;
     case 'crawl-started':
       return `crawling ${activity.host} (${activity.mode}, ${activity.reason})`;
     case 'crawl-ended':
@@ -125,12 +138,14 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
   program
     .command('worker')
     .description('Crawl hosts from the shared queue; run it on any machine pointed at the PostgreSQL store.')
+    .option('--hosts <which>', '"all" (default: this machine sees the folders of fs/local hosts and pads) or "remote" (it does not: take only hosts that need no folder)')
     .option('--concurrency <n>', 'jobs at once (default 4)')
     .option('--lease-timeout <seconds>', 'how long after its last heartbeat a worker counts as dead and its hosts move on (default 30)')
     .option('--poll-interval <seconds>', 'time between looks at the queue when idle (default 2)')
     .option('--batch-size <n>', 'entries per transaction (default 1000)')
     .option('--json', 'print each step as one JSON object per line')
     .action(async (options: WorkerOptions, command: Command) => {
+      const serves = hostsFilter(options.hosts);
       const concurrency = whole(options.concurrency, '--concurrency', 4);
       const leaseMs = secondsMs(options.leaseTimeout, '--lease-timeout', 30_000, 1000);
       const pollMs = secondsMs(options.pollInterval, '--poll-interval', 2000, 50);
@@ -152,6 +167,7 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
           store: platform.store,
           crawler: platform.crawler,
           hosts: workerHosts(platform),
+          serves,
           concurrency,
           leaseMs,
           pollMs,

@@ -202,14 +202,14 @@ export const connectorRoutes: readonly RouteSpec[] = [
     },
     responses: {
       201: {
-        description: 'Installed; the first crawl has started.',
+        description: 'Installed; the first crawl has started (or, on the shared store, is queued: `crawl.state` says which).',
         schema: { type: 'object', properties: { host: hostView, crawl: crawlStatus }, required: ['host', 'crawl'] },
       },
     },
     handler: async (call) => {
       const network = await call.network();
       const { host, crawl } = await call.services.connectors.install(actor(call), network, sha(call), call.request.body as { host: string });
-      await firstProgress(crawl).catch(() => undefined);
+      if (crawl.where === 'process') await firstProgress(crawl.handle).catch(() => undefined);
       call.reply.code(201);
       return { host, crawl: await crawlStatusOf(call.services.platform, { network, host: host.slug }) };
     },

@@ -11,7 +11,7 @@ import { progressOf, type CrawlProgress } from '../../catalog/index.js';
 import type { CrawlHandle } from '../../crawl/index.js';
 import type { FsHost } from '../../fs/index.js';
 import type { AddHostInput } from '../../network/index.js';
-import type { Platform } from '../../platform/index.js';
+import type { Platform, QueuedCrawl } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import { HttpError } from '../errors.js';
 import type { Call, RouteSpec } from '../route.js';
@@ -21,9 +21,20 @@ import { API_FEATURES } from '../tokens.js';
 /** How long starting a crawl waits for its first progress before answering. */
 const CRAWL_START_WAIT_MS = 1000;
 
+/**
+ * A host's crawl as the API reports it, wherever it runs:
+ * - `state`: `running` (a crawl of the host is running — in this server, or on a live worker
+ *   holding the host), `queued` (a crawl job waits for a worker, or a worker just took it and has
+ *   not started its run), `idle` (neither);
+ * - `queued`: that job, or null (always null on the embedded store, where crawls start at once);
+ * - `progress`: the running run's progress, else the newest recorded run's — read from the store,
+ *   so a worker's run shows the same as one in this process.
+ */
 export interface CrawlStatus {
   readonly host: string;
+  readonly state: 'idle' | 'queued' | 'running';
   readonly running: boolean;
+  readonly queued: QueuedCrawl | null;
   readonly progress: CrawlProgress | null;
   readonly entries: number;
   readonly watermark: string | null;
@@ -31,13 +42,13 @@ export interface CrawlStatus {
   readonly lastSync: number | null;
 }
 
-function hostRef(call: Call): HostRef {
+export function hostRef(call: Call): HostRef {
   const { network, host } = call.request.params as { network: string; host: string };
   return { network, host };
 }
 
 /** The host as the caller may use it; `not_found` when it does not exist or belongs to someone else. */
-async function visibleHost(call: Call, ref: HostRef): Promise<FsHost> {
+export async function visibleHost(call: Call, ref: HostRef): Promise<FsHost> {
   const caller = await call.caller(ref.network);
   const host = (await call.services.fs.hosts(caller)).find((item) => item.slug === ref.host);
   if (host === undefined) throw new NotFoundError(`Network "${ref.network}" has no host "${ref.host}" this caller can use.`, { details: { network: ref.network, host: ref.host } });
@@ -47,17 +58,25 @@ async function visibleHost(call: Call, ref: HostRef): Promise<FsHost> {
 /** Runs looked through for the newest completed one. */
 const LAST_SYNC_RUNS = 20;
 
-/** A host's crawl: the one running in this server, else the newest recorded. */
+/**
+ * A host's crawl (see CrawlStatus): the one running in this server, else the newest recorded, with
+ * the job queued for it. Throws `not_found`; `unavailable` when the store or the queue fails.
+ */
 export async function crawlStatusOf(platform: Platform, ref: HostRef): Promise<CrawlStatus> {
   const hostId = await platform.store.catalog.resolveHost(ref);
   if (hostId === null) throw new NotFoundError(`Network "${ref.network}" has no host "${ref.host}".`, { details: { network: ref.network, host: ref.host } });
-  const running = platform.crawler.running(ref);
+  const here = platform.crawler.running(ref);
   const runs = await platform.store.catalog.listRuns(hostId, LAST_SYNC_RUNS);
   const newest = runs[0];
-  const progress = running?.progress ?? (newest === undefined ? null : progressOf(newest));
+  const progress = here?.progress ?? (newest === undefined ? null : progressOf(newest));
+  // A run recorded as running counts only while a live process holds it: one left by a process that died is not running.
+  const running = here !== undefined || (newest?.state === 'running' && (await platform.crawls.heldElsewhere(ref)));
+  const queued = await platform.crawls.queued(ref);
   return {
     host: `${ref.network}/${ref.host}`,
-    running: running !== undefined,
+    state: running ? 'running' : queued !== null ? 'queued' : 'idle',
+    running,
+    queued,
     progress,
     entries: await platform.store.catalog.countEntries(hostId),
     watermark: (await platform.store.catalog.syncState(hostId)).watermark,
@@ -276,7 +295,8 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/hosts/:network/:host/crawl',
     operationId: 'getCrawl',
-    summary: 'A host\'s crawl: running or the newest, with progress',
+    summary: 'A host\'s crawl: running, queued or the newest, with progress',
+    description: 'Reads the store and the queue, so a crawl a worker runs shows the same as one in this server. `state` is `running`, `queued` (waiting for a worker) or `idle`.',
     tag: 'hosts',
     params: hostParams,
     responses: { 200: { description: 'The crawl status.', schema: crawlStatus } },
@@ -292,7 +312,8 @@ export const hostRoutes: readonly RouteSpec[] = [
     operationId: 'startCrawl',
     optionalBody: true,
     summary: 'Start (or resume) a crawl of a host',
-    description: '`mode`: `auto` (resume, else first, else incremental), `full` (rescan, removing what is gone) or `incremental`. `restart` abandons an unfinished crawl. Answers once the crawl reported, or after a second.',
+    description:
+      '`mode`: `auto` (resume, else first, else incremental), `full` (rescan, removing what is gone) or `incremental`. `restart` abandons an unfinished crawl. On the embedded store the crawl runs in the server and this answers once it reported, or after a second. On the shared PostgreSQL store it is queued for a worker and this answers at once with `state: "queued"` (an equal crawl already waiting is not queued twice); GET the crawl to follow it.',
     tag: 'hosts',
     feature: API_FEATURES.hostsManage,
     params: hostParams,
@@ -302,8 +323,8 @@ export const hostRoutes: readonly RouteSpec[] = [
       const ref = hostRef(call);
       await visibleHost(call, ref);
       const { mode, restart } = (call.request.body ?? {}) as { mode?: 'auto' | 'full' | 'incremental'; restart?: boolean };
-      const handle = await call.services.platform.sync(ref, { ...(mode === undefined ? {} : { mode }), ...(restart === undefined ? {} : { restart }) });
-      await firstProgress(handle);
+      const ticket = await call.services.platform.requestCrawl(ref, { ...(mode === undefined ? {} : { mode }), ...(restart === undefined ? {} : { restart }) });
+      if (ticket.where === 'process') await firstProgress(ticket.handle);
       call.reply.code(202);
       return crawlStatusOf(call.services.platform, ref);
     },

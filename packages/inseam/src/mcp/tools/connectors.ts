@@ -133,11 +133,12 @@ export class ConnectorTools {
           ...(args.configSchema === undefined ? {} : { configSchema: args.configSchema as ConfigSchema }),
           ...(allowed.length === 0 ? {} : { privateOrigins: allowed }),
         });
-        // The crawl goes on after this answer; its outcome shows in the host's runs.
-        void crawl.result.catch(() => undefined);
+        // The crawl goes on after this answer (here or on a worker); its outcome shows in the host's runs.
+        if (crawl.where === 'process') void crawl.handle.result.catch(() => undefined);
+        const started = crawl.where === 'process' ? 'started' : 'queued';
         return {
-          content: [{ type: 'text', text: `Installed kind "${host.kind}" and added host ${host.address}; its first crawl has started.` }],
-          structuredContent: { kind: host.kind, host: host.slug, address: host.address, sha: sha!, crawl: 'started' },
+          content: [{ type: 'text', text: `Installed kind "${host.kind}" and added host ${host.address}; its first crawl has ${started === 'started' ? 'started' : 'been queued for a worker'}.` }],
+          structuredContent: { kind: host.kind, host: host.slug, address: host.address, sha: sha!, crawl: started },
         };
       },
     };

@@ -553,6 +553,27 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         expect(await found('water nothing-like-this')).toEqual([]);
       });
 
+      it('ranks by bm25: a rare word of the query weighs more than a common one', async () => {
+        const filler = Array.from({ length: 20 }, (_, i) => ({ row: row(`filler-${i}.md`), content: indexed('alpha and other words here') }));
+        await store.catalog.commit({
+          hostId,
+          marker: null,
+          puts: [
+            // The same length, and mirror images: six of one word, one of the other. Only how many entries hold each word tells them apart.
+            { row: row('common.md'), content: indexed('alpha alpha alpha alpha alpha alpha beta gamma') },
+            { row: row('rare.md'), content: indexed('alpha beta beta beta beta beta beta gamma') },
+            ...filler,
+          ],
+          now: 1,
+        });
+        const hits = await store.catalog.search({ text: 'alpha beta' });
+        expect(hits.map((hit) => hit.path)).toEqual(['rare.md', 'common.md']);
+        expect(hits[0]!.score).toBeLessThan(hits[1]!.score);
+        expect((await store.catalog.search({ text: 'beta alpha' })).map((hit) => hit.path)).toEqual(['rare.md', 'common.md']);
+        // One word alone: its occurrences against each entry's length (a short filler's one beats rare.md's one).
+        expect((await store.catalog.search({ text: 'alpha', limit: 2 })).map((hit) => hit.path)).toEqual(['common.md', 'filler-0.md']);
+      });
+
       it('pages search results with limit and offset, and checks them', async () => {
         await store.catalog.commit({ hostId, marker: null, puts: Array.from({ length: 5 }, (_, i) => ({ row: row(`doc-${i}.md`), content: indexed(`shared word ${'filler '.repeat(i)}`) })), now: 1 });
         const all = await store.catalog.search({ text: 'shared' });
@@ -681,6 +702,30 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         // A token of a deleted network goes with it.
         await store.networks.delete('home');
         expect(await store.tokens.findActive('h1', 50)).toBeNull();
+      });
+    });
+
+    describe('webhook keys', () => {
+      it('keeps one key hash per host: set replaces, delete removes, a removed host takes its key along', async () => {
+        await homeHost('notes');
+        await homeHost('other');
+        const notes = { network: 'home', host: 'notes' };
+        expect(await store.webhookKeys.get(notes)).toBeNull();
+        expect(await store.webhookKeys.set(notes, 'hash-1', 10)).toEqual({ hash: 'hash-1', createdAt: 10 });
+        expect(await store.webhookKeys.set(notes, 'hash-2', 20)).toEqual({ hash: 'hash-2', createdAt: 20 });
+        expect(await store.webhookKeys.get(notes)).toEqual({ hash: 'hash-2', createdAt: 20 });
+        expect(await store.webhookKeys.get({ network: 'home', host: 'other' })).toBeNull();
+        expect(await codeOf(store.webhookKeys.set({ network: 'home', host: 'nope' }, 'h'))).toBe('not_found');
+        expect(await codeOf(store.webhookKeys.set({ network: 'nope', host: 'notes' }, 'h'))).toBe('not_found');
+        expect(await store.webhookKeys.get({ network: 'nope', host: 'notes' })).toBeNull();
+        expect(await store.webhookKeys.delete(notes)).toBe(true);
+        expect(await store.webhookKeys.delete(notes)).toBe(false);
+        expect(await store.webhookKeys.get(notes)).toBeNull();
+        await store.webhookKeys.set(notes, 'hash-3', 30);
+        await store.hosts.delete(notes);
+        await homeHost('notes');
+        // A host added again under the same slug does not inherit the removed one's key.
+        expect(await store.webhookKeys.get(notes)).toBeNull();
       });
     });
 

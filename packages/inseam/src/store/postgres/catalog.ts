@@ -8,13 +8,18 @@
  * is written with one statement per kind of change (unnest arrays), then the run's checkpoint —
  * so the cursor commits with exactly the entries it covers.
  *
- * Search matches the same entries as on SQLite (search-text.ts) and ranks them as closely as
- * PostgreSQL allows. FTS5's bm25 reads per-word statistics from its index; a GIN index has none,
- * so the score takes bm25's form over what ts_rank_cd reads from each match's vector — `weight`,
- * the query's occurrences (covers, for several words), a path word counting twice a text word —
- * with the match's word count against the average of the matches:
- * `−weight·2.2 / (weight + 1.2·(0.25 + 0.75·words/avg(words)))`. Lower is better, as on SQLite.
- * Without inverse document frequency, a rare word of a query weighs no more than a common one.
+ * Search matches the same entries as on SQLite (search-text.ts) and ranks them by FTS5's bm25
+ * (k1 = 1.2, b = 0.75, a path word counting twice a text word), from the same ingredients:
+ * each term's occurrences in a match (ts_rank_cd of that term alone over the match's vector,
+ * text positions weighing 0.5 and path positions 1, doubled), the match's word count against
+ * the average of every indexed entry (catalog_search_stats, kept by triggers), and each term's
+ * inverse document frequency `ln((N − n + 0.5) / (n + 0.5))`, at least 1e-6, where n is counted
+ * through the GIN index over the whole index, as FTS5 counts it — and only up to N/2 + 1, past
+ * which the weight is 1e-6 whatever n is. For a single term that weight multiplies every score
+ * alike, so it is not counted (n = 0): the order is bm25's, the scores a constant factor apart.
+ * Lower is better, as on SQLite. Where the two still differ: PostgreSQL keeps at most 256
+ * positions of a word, and the vector's text and path positions run on, so a phrase may span
+ * the text's last word and the path's first.
  *
  * Concurrency: several processes share the database. Every write to a host's catalog (a batch,
  * a sweep, starting or ending a run) first locks the host's row (FOR NO KEY UPDATE, which host
@@ -62,6 +67,8 @@ const EXCERPT_CHARS = 4096;
 const EXCERPT_LEAD = 1024;
 // Weights of ts_rank_cd, {D, C, B, A}: a word of the text counts half as much as a word of the path.
 const RANK_WEIGHTS = '{0.5, 0, 0, 1}';
+/** work_mem of a transaction that indexes text (see #writeContent). */
+const GIN_MERGE_MEMORY = '32MB';
 /** Where a moved entry's path waits while several entries trade paths in one batch. */
 const PARKED = '\u0001inseam-moving\u0001';
 
@@ -127,12 +134,11 @@ function sameMeta(a: Omit<EntryRow, 'path'>, b: EntryRow): boolean {
   return META_FIELDS.every((field) => a[field] === b[field]);
 }
 
-function changed(entry: Working): boolean {
+/** How a stored entry differs from what the batch leaves: not at all, only in the run that last saw it, or otherwise. */
+function change(entry: Working): 'none' | 'seen' | 'row' {
   const o = entry.original!;
-  return (
+  const row =
     entry.moved ||
-    entry.text !== undefined ||
-    entry.seenRun !== o.seen_run ||
     entry.updatedAt !== o.updated_at ||
     entry.contentState !== o.content_state ||
     entry.contentKey !== o.content_key ||
@@ -146,8 +152,9 @@ function changed(entry: Working): boolean {
     entry.row.decision !== o.decision ||
     entry.row.dimensions !== o.dimensions ||
     entry.row.extra !== o.extra ||
-    entry.row.envelope !== o.envelope
-  );
+    entry.row.envelope !== o.envelope;
+  if (row) return 'row';
+  return entry.seenRun !== o.seen_run ? 'seen' : 'none';
 }
 
 /** A batch applied in memory, in SQLite's order, to the entries it touches. */
@@ -320,7 +327,10 @@ export class PostgresCatalogStore implements CatalogStore {
 
   async #write(db: Db, hostId: number, plan: BatchPlan): Promise<void> {
     const live = [...plan.live.values()];
-    const updates = live.filter((entry) => entry.id !== null && changed(entry));
+    const stored = live.filter((entry) => entry.id !== null);
+    const updates = stored.filter((entry) => change(entry) === 'row');
+    // A rescan's unchanged entries only take the run's mark: one narrow statement, not every field of each.
+    const marked = stored.filter((entry) => change(entry) === 'seen');
     const inserts = live.filter((entry) => entry.id === null);
     if (plan.removed.length > 0) await db.run('DELETE FROM catalog_entries WHERE id = ANY($1::bigint[])', [plan.removed]);
     const moving = updates.filter((entry) => entry.moved);
@@ -335,6 +345,12 @@ export class PostgresCatalogStore implements CatalogStore {
          WHERE e.id = u.id`,
         [updates.map((entry) => entry.id), ...entryColumns(updates)],
       );
+    }
+    if (marked.length > 0) {
+      await db.run('UPDATE catalog_entries e SET seen_run = u.seen_run FROM unnest($1::bigint[], $2::bigint[]) AS u(id, seen_run) WHERE e.id = u.id', [
+        marked.map((entry) => entry.id),
+        marked.map((entry) => entry.seenRun),
+      ]);
     }
     const ids = new Map<string, number>();
     if (inserts.length > 0) {
@@ -353,21 +369,24 @@ export class PostgresCatalogStore implements CatalogStore {
     const idOf = (entry: Working): number => entry.id ?? ids.get(entry.path)!;
     const removed = live.filter((entry) => entry.text === null && entry.original?.content_state === 'indexed').map(idOf);
     if (removed.length > 0) {
-      await db.run('DELETE FROM catalog_text WHERE entry_id = ANY($1::bigint[])', [removed]);
-      await db.run('DELETE FROM catalog_search WHERE entry_id = ANY($1::bigint[])', [removed]);
+      await db.run('WITH text AS (DELETE FROM catalog_text WHERE entry_id = ANY($1::bigint[])) DELETE FROM catalog_search WHERE entry_id = ANY($1::bigint[])', [removed]);
     }
     const written = live.filter((entry): entry is Working & { text: string } => typeof entry.text === 'string');
     if (written.length > 0) {
       const vectors = written.map((entry) => searchVector(entry.text, searchablePath(entry.path)));
+      // Room for the GIN pending list's merge, when this insert triggers one, to fold the whole
+      // list at once (schema.ts): with the default 4 MB it merges in parts and writes more WAL.
+      // Text written again unchanged (an event repeating a put) leaves its rows as they are.
+      await db.query(`SELECT set_config('work_mem', $1, true)`, [GIN_MERGE_MEMORY]);
       await db.run(
-        `INSERT INTO catalog_text (entry_id, body) SELECT * FROM unnest($1::bigint[], $2::text[])
-         ON CONFLICT (entry_id) DO UPDATE SET body = excluded.body`,
-        [written.map(idOf), written.map((entry) => storableText(entry.text))],
-      );
-      await db.run(
-        `INSERT INTO catalog_search (entry_id, words, search) SELECT id, words, search::tsvector FROM unnest($1::bigint[], $2::int[], $3::text[]) AS u(id, words, search)
-         ON CONFLICT (entry_id) DO UPDATE SET words = excluded.words, search = excluded.search`,
-        [written.map(idOf), vectors.map((vector) => vector.words), vectors.map((vector) => vector.literal)],
+        `WITH text AS (
+           INSERT INTO catalog_text (entry_id, body) SELECT * FROM unnest($1::bigint[], $2::text[])
+           ON CONFLICT (entry_id) DO UPDATE SET body = excluded.body WHERE catalog_text.body IS DISTINCT FROM excluded.body
+         )
+         INSERT INTO catalog_search (entry_id, words, search) SELECT id, words, search::tsvector FROM unnest($1::bigint[], $3::int[], $4::text[]) AS u(id, words, search)
+         ON CONFLICT (entry_id) DO UPDATE SET words = excluded.words, search = excluded.search
+           WHERE (catalog_search.words, catalog_search.search) IS DISTINCT FROM (excluded.words, excluded.search)`,
+        [written.map(idOf), written.map((entry) => storableText(entry.text)), vectors.map((vector) => vector.words), vectors.map((vector) => vector.literal)],
       );
     }
     // A moved entry whose text stays keeps its text's words, with its new path's words after them.
@@ -551,10 +570,20 @@ export class PostgresCatalogStore implements CatalogStore {
       if (query.hostIds !== undefined && query.hostIds.length === 0) return [];
       const match = tsqueryLiteral(terms);
       if (match === null) return [];
+      const corpus = (await this.#db.one<{ docs: number; words: number }>('SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(words), 0)::float8 AS words FROM catalog_search_stats'))!;
       const rows = await this.#db.query<{ id: number; network: string; host: string; path: string; score: number; excerpt: string; at_start: boolean; at_end: boolean }>(
-        // Materialised, so the ranking window sorts small rows rather than carrying each match's vector along.
-        `WITH matched AS MATERIALIZED (
-           SELECT s.entry_id, s.words, ts_rank_cd($9::real[], s.search, $1::tsquery, 0) AS weight
+        // Each term's weight is counted once, over the whole index as FTS5 counts it, up to the
+        // half of the documents past which its weight is nil anyway. The matches are
+        // materialised, so the ranking sorts small rows rather than carrying each match's vector along.
+        `WITH terms AS MATERIALIZED (
+           SELECT t.term, greatest(ln(($11::float8 - c.hits + 0.5) / (c.hits + 0.5)), 1e-6) AS idf
+           FROM unnest($10::tsquery[]) AS t(term)
+           CROSS JOIN LATERAL (SELECT count(*) AS hits FROM (SELECT FROM catalog_search WHERE search @@ t.term LIMIT $12) m) c
+         ),
+         matched AS MATERIALIZED (
+           SELECT s.entry_id,
+                  -(SELECT sum(t.idf * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * s.words / $13::float8)))
+                    FROM terms t CROSS JOIN LATERAL (SELECT 2 * ts_rank_cd($9::real[], s.search, t.term, 0) AS tf) f) AS score
            FROM catalog_search s
            JOIN catalog_entries e ON e.id = s.entry_id
            JOIN hosts h ON h.id = e.host_id
@@ -564,10 +593,7 @@ export class PostgresCatalogStore implements CatalogStore {
              AND ($3::text IS NULL OR n.slug = $3)
          ),
          hits AS (
-           SELECT entry_id, -(weight * 2.2 / (weight + 1.2 * (0.25 + 0.75 * words / avg(words) OVER ()))) AS score
-           FROM matched
-           ORDER BY score, entry_id
-           LIMIT $4 OFFSET $5
+           SELECT entry_id, score FROM matched ORDER BY score, entry_id LIMIT $4 OFFSET $5
          )
          SELECT e.id, n.slug AS network, h.slug AS host, e.path, hits.score, w.start = 1 AS at_start,
                 CASE WHEN w.whole THEN t.body ELSE substr(t.body, w.start, $8) END AS excerpt,
@@ -578,7 +604,7 @@ export class PostgresCatalogStore implements CatalogStore {
          JOIN networks n ON n.id = h.network_id
          JOIN catalog_text t ON t.entry_id = hits.entry_id
          CROSS JOIN LATERAL (SELECT octet_length(t.body) <= $6 AS whole) s
-         CROSS JOIN LATERAL (SELECT s.whole, CASE WHEN s.whole THEN 1 ELSE greatest(1, strpos(lower(t.body), $7) - $10) END AS start) w
+         CROSS JOIN LATERAL (SELECT s.whole, CASE WHEN s.whole THEN 1 ELSE greatest(1, strpos(lower(t.body), $7) - $14) END AS start) w
          ORDER BY hits.score, hits.entry_id`,
         [
           match,
@@ -590,6 +616,11 @@ export class PostgresCatalogStore implements CatalogStore {
           anchorOf(terms),
           EXCERPT_CHARS,
           RANK_WEIGHTS,
+          terms.map((term) => tsqueryLiteral([term])),
+          corpus.docs,
+          // One term's weight multiplies every score alike, so it is not counted (see the module comment).
+          terms.length === 1 ? 0 : Math.floor(corpus.docs / 2) + 1,
+          corpus.docs === 0 ? 1 : Math.max(corpus.words / corpus.docs, 1),
           EXCERPT_LEAD,
         ],
       );

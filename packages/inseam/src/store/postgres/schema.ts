@@ -65,7 +65,8 @@ export const NETWORK_SCHEMA: SchemaComponent = {
  * half as much space again; and the planner sees the table's real size, so it picks the index
  * for a rare word (it chose a sequential scan, 200× slower, over a table whose rows lived in
  * TOAST). Where the server has lz4, larger rows compress with it (faster to read than pglz).
- * Both go with their entry (ON DELETE CASCADE).
+ * Both go with their entry (ON DELETE CASCADE). Migration 2 adds `catalog_search_stats`, the
+ * corpus statistics bm25 ranks with (catalog.ts), and a larger GIN pending list.
  */
 export const CATALOG_SCHEMA: SchemaComponent = {
   component: 'catalog',
@@ -160,6 +161,50 @@ export const CATALOG_SCHEMA: SchemaComponent = {
         );
       `,
     },
+    {
+      version: 2,
+      sql: `
+        -- The pending list GIN keeps new entries in before merging them into its tree: at 8 MB (4 MB
+        -- by default) each merge folds twice as many documents into each word's posting list, so
+        -- it writes about half the WAL; a search scans at most 8 MB of pending entries.
+        ALTER INDEX catalog_search_words SET (gin_pending_list_limit = 8192);
+
+        -- bm25's corpus statistics — how many documents are indexed and their words in all — kept
+        -- as the search rows change, by statement triggers. Each transaction adds its change to
+        -- the row of its connection's shard, so writers of different hosts do not wait for one
+        -- another on one row; a search sums the shards.
+        CREATE TABLE catalog_search_stats (
+          shard int    PRIMARY KEY,
+          docs  bigint NOT NULL,
+          words bigint NOT NULL
+        );
+        INSERT INTO catalog_search_stats (shard, docs, words) SELECT 0, count(*), coalesce(sum(words), 0) FROM catalog_search;
+        CREATE FUNCTION catalog_search_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          added_docs  bigint := 0;
+          added_words bigint := 0;
+        BEGIN
+          IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            SELECT added_docs + count(*), added_words + coalesce(sum(n.words), 0) INTO added_docs, added_words FROM new_rows n;
+          END IF;
+          IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            SELECT added_docs - count(*), added_words - coalesce(sum(o.words), 0) INTO added_docs, added_words FROM old_rows o;
+          END IF;
+          IF added_docs <> 0 OR added_words <> 0 THEN
+            INSERT INTO catalog_search_stats AS s (shard, docs, words) VALUES (pg_backend_pid() % 1024, added_docs, added_words)
+            ON CONFLICT (shard) DO UPDATE SET docs = s.docs + excluded.docs, words = s.words + excluded.words;
+          END IF;
+          RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER catalog_search_counted_insert AFTER INSERT ON catalog_search
+          REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_search_counted();
+        CREATE TRIGGER catalog_search_counted_update AFTER UPDATE ON catalog_search
+          REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_search_counted();
+        CREATE TRIGGER catalog_search_counted_delete AFTER DELETE ON catalog_search
+          REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_search_counted();
+      `,
+    },
   ],
 };
 
@@ -235,5 +280,22 @@ export const TOKEN_SCHEMA: SchemaComponent = {
   ],
 };
 
+/** Hosts' webhook keys (hashes), removed with their host. */
+export const WEBHOOK_KEY_SCHEMA: SchemaComponent = {
+  component: 'webhook-key',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE webhook_keys (
+          host_id    bigint PRIMARY KEY REFERENCES hosts (id) ON DELETE CASCADE,
+          key_hash   text   NOT NULL,
+          created_at bigint NOT NULL
+        );
+      `,
+    },
+  ],
+};
+
 /** Every component, in dependency order (hosts before what references them). */
-export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA];
+export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA];

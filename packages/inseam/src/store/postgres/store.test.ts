@@ -6,7 +6,8 @@ import { SqliteStore } from '../sqlite/store.js';
 import type { EntryPut } from '../types.js';
 import { startTestPostgres, type TestPostgres } from './__fixtures__/test-postgres.js';
 import { Db } from './database.js';
-import { schemaVersions } from './migrations.js';
+import { PostgresCatalogStore } from './catalog.js';
+import { migrate, schemaVersions } from './migrations.js';
 import { pathVector, searchVector } from './search-text.js';
 import { POSTGRES_STORE_SCHEMA } from './schema.js';
 import { PostgresStore } from './store.js';
@@ -57,7 +58,7 @@ describe('opening and migrations', () => {
     const url = await server.createSchema();
     const stores = await Promise.all(Array.from({ length: 6 }, () => open(url)));
     const versions = await schemaVersions(stores[0]!.database);
-    expect(Object.fromEntries(versions)).toEqual({ network: 1, catalog: 1, trial: 1, 'detached-run': 1, token: 1 });
+    expect(Object.fromEntries(versions)).toEqual({ network: 1, catalog: 2, trial: 1, 'detached-run': 1, token: 1, 'webhook-key': 1 });
     const rows = await stores[0]!.database.query<{ n: number }>('SELECT count(*) AS n FROM inseam_migrations');
     expect(rows[0]!.n).toBe(POSTGRES_STORE_SCHEMA.reduce((sum, component) => sum + component.migrations.length, 0));
     // Ids come back as numbers, and pg's own parsers (other users of pg in the process) are untouched.
@@ -69,10 +70,10 @@ describe('opening and migrations', () => {
   it('refuses a database whose schema is newer than this code, without naming the URL', async () => {
     const url = await server.createSchema();
     const first = await open(url);
-    await first.database.run("INSERT INTO inseam_migrations (component, version, applied_at) VALUES ('catalog', 2, 0)");
+    await first.database.run("INSERT INTO inseam_migrations (component, version, applied_at) VALUES ('catalog', 3, 0)");
     const error = await rejection(PostgresStore.open({ url }));
-    expect(error).toMatchObject({ code: 'invalid_config', details: { reason: 'schema_too_new', component: 'catalog', version: 2 } });
-    expect(error.message).toContain('"catalog" schema is at version 2');
+    expect(error).toMatchObject({ code: 'invalid_config', details: { reason: 'schema_too_new', component: 'catalog', version: 3 } });
+    expect(error.message).toContain('"catalog" schema is at version 3');
     expect(error.message).not.toContain('postgres');
   });
 
@@ -266,6 +267,120 @@ describe('catalog on a shared database', () => {
     expect(hit!.snippet.startsWith('…')).toBe(true);
     expect(hit!.snippet.endsWith('…')).toBe(true);
     expect(hit!.highlights.map(([start, end]) => hit!.snippet.slice(start, end))).toEqual(['Needle']);
+  });
+});
+
+describe('catalog writes and ranking statistics', () => {
+  /** Each entry's row version (xmin and ctid change with every write) and its text's and vector's. */
+  async function versions(store: PostgresStore): Promise<unknown[]> {
+    return store.database.query(
+      `SELECT e.path, e.xmin::text AS entry, e.ctid::text AS at, t.xmin::text AS text, s.xmin::text AS search
+       FROM catalog_entries e LEFT JOIN catalog_text t ON t.entry_id = e.id LEFT JOIN catalog_search s ON s.entry_id = e.id ORDER BY e.path`,
+    );
+  }
+
+  async function corpus(store: PostgresStore): Promise<{ stored: { docs: number; words: number }; actual: { docs: number; words: number } }> {
+    const [stored] = await store.database.query<{ docs: number; words: number }>('SELECT sum(docs)::int AS docs, sum(words)::int AS words FROM catalog_search_stats');
+    const [actual] = await store.database.query<{ docs: number; words: number }>('SELECT count(*)::int AS docs, coalesce(sum(words), 0)::int AS words FROM catalog_search');
+    return { stored: stored!, actual: actual! };
+  }
+
+  it('writes no row version for an entry a batch leaves as it was, and only the mark for one a rescan saw again', async () => {
+    const store = await open(await server.createSchema());
+    await store.networks.create({ slug: 'home' });
+    const hostId = (await store.hosts.create('home', { slug: 'notes', kind: 'local' })).id;
+    const puts = [put('a.md', indexed('alpha text')), put('b.md', indexed('beta text')), put('c.md')];
+    await store.catalog.commit({ hostId, marker: null, puts, now: 1 });
+    const before = await versions(store);
+    // The same entries and texts again, as an incremental sync or a repeated event sends them.
+    await store.catalog.commit({ hostId, marker: null, puts, now: 2 });
+    await store.catalog.commit({ hostId, marker: null, puts: puts.map((entry) => ({ row: entry.row })), now: 3 });
+    expect(await versions(store)).toEqual(before);
+    expect((await store.catalog.getEntry(hostId, 'a.md'))?.updatedAt).toBe(1);
+
+    const run = await store.catalog.createRun({ hostId, mode: 'full', since: null, owner: 'me', totalEstimate: null, now: 4 });
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await store.catalog.commit({ hostId, marker: run.id, puts: puts.map((entry) => ({ row: entry.row })), now: 5 });
+      const statements = query.mock.calls.map(([text]) => String(text));
+      expect(statements.filter((text) => /^UPDATE catalog_entries e SET seen_run = u\.seen_run/.test(text))).toHaveLength(1);
+      expect(statements.filter((text) => /catalog_text|catalog_search/.test(text))).toEqual([]);
+    } finally {
+      query.mockRestore();
+    }
+    const rescanned = await store.database.query<{ path: string; seen_run: number; updated_at: number }>('SELECT path, seen_run, updated_at FROM catalog_entries ORDER BY path');
+    expect(rescanned).toEqual(['a.md', 'b.md', 'c.md'].map((path) => ({ path, seen_run: run.id, updated_at: 1 })));
+    // The texts and vectors were not touched by the mark.
+    const after = (await versions(store)) as { text: string | null; search: string | null }[];
+    expect(after.map((row) => [row.text, row.search])).toEqual((before as { text: string | null; search: string | null }[]).map((row) => [row.text, row.search]));
+  });
+
+  it('keeps the corpus statistics bm25 reads equal to the indexed entries through every kind of change', async () => {
+    const store = await open(await server.createSchema());
+    await store.networks.create({ slug: 'home' });
+    const hostId = (await store.hosts.create('home', { slug: 'notes', kind: 'local' })).id;
+    const other = (await store.hosts.create('home', { slug: 'other', kind: 'local' })).id;
+    await store.catalog.commit({ hostId, marker: null, puts: Array.from({ length: 40 }, (_, i) => put(`f${i}.md`, indexed(`word `.repeat(i + 1)))), now: 1 });
+    await store.catalog.commit({ hostId: other, marker: null, puts: [put('x.md', indexed('one two three'))], now: 1 });
+    expect((await corpus(store)).stored).toEqual({ docs: 41, words: 820 + 40 * 2 + 3 + 2 });
+    const steps: (() => Promise<unknown>)[] = [
+      // New text, text removed, a move keeping its text, deletes.
+      () => store.catalog.commit({ hostId, marker: null, puts: [put('f0.md', indexed('now three words')), put('f1.md', { state: 'binary', key: 'b', bytes: 0 } as never)], now: 2 }),
+      () => store.catalog.commit({ hostId, marker: null, puts: [{ ...put('moved/to a much longer name.md'), movedFrom: 'f2.md' }], deletes: ['f3.md', 'f4.md'], now: 3 }),
+      // A sweep of a full run that saw a few entries only.
+      async () => {
+        const run = await store.catalog.createRun({ hostId, mode: 'full', since: null, owner: 'me', totalEstimate: null, now: 4 });
+        await store.catalog.commit({ hostId, marker: run.id, puts: [put('f5.md', indexed('word '.repeat(6)))], now: 5, checkpoint: { runId: run.id, owner: 'me', now: 5 } });
+        while ((await store.catalog.sweep({ hostId, runId: run.id, owner: 'me', limit: 7, now: 6 })) > 0);
+      },
+      // A host deleted with its entries.
+      () => store.hosts.delete({ network: 'home', host: 'other' }),
+    ];
+    for (const step of steps) {
+      await step();
+      const { stored, actual } = await corpus(store);
+      expect(stored).toEqual(actual);
+    }
+    expect((await corpus(store)).actual.docs).toBe(1);
+  });
+
+  it('counts what a database migrated from version 1 already holds, and searches it through the GIN index', async () => {
+    const url = await server.createSchema();
+    // The catalog as version 1 left it, written by this code's catalog (which needs nothing of version 2 to write).
+    const pool = new pg.Pool({ connectionString: url, types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser } });
+    const db = Db.onPool(pool, () => false);
+    const [network, catalog] = POSTGRES_STORE_SCHEMA;
+    await migrate(db, [network!, { ...catalog!, migrations: catalog!.migrations.slice(0, 1) }]);
+    await db.run("INSERT INTO networks (slug, label, created_at, updated_at) VALUES ('home', 'home', 0, 0)");
+    const [{ id: hostId }] = (await db.query<{ id: number }>(
+      "INSERT INTO hosts (network_id, slug, kind, label, description, config, created_at, updated_at) SELECT id, 'notes', 'local', 'notes', '', '{}', 0, 0 FROM networks RETURNING id",
+    )) as [{ id: number }];
+    await new PostgresCatalogStore(db).commit({ hostId, marker: null, puts: Array.from({ length: 2000 }, (_, i) => put(`f${i}.md`, indexed(`common words ${i % 500 === 0 ? 'rare scarce' : ''} here`))), now: 1 });
+    await pool.end();
+    const store = await open(url);
+    const { stored, actual } = await corpus(store);
+    expect(stored).toEqual(actual);
+    expect(stored.docs).toBe(2000);
+    // As a crawl of any size leaves it: the index's pending entries merged into its tree.
+    await store.database.run("SELECT gin_clean_pending_list('catalog_search_words')");
+    await store.database.run('ANALYZE');
+    // The search's own statement, planned as it runs it.
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    let search: { text: string; values: unknown[] } | undefined;
+    try {
+      expect(await store.catalog.search({ text: 'rare scarce', limit: 3 })).toHaveLength(3);
+      const call = query.mock.calls.find(([text]) => String(text).includes('WITH terms AS MATERIALIZED'));
+      search = { text: String(call![0]), values: call![1] as unknown[] };
+    } finally {
+      query.mockRestore();
+    }
+    // A table this small is read whole; one too big to (sequential scans priced out) is searched through its index.
+    const plan = await store.database.transaction(async (tx) => {
+      await tx.run('SET LOCAL enable_seqscan = off');
+      return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${search!.text}`, search!.values)).map((row) => row['QUERY PLAN']).join('\n');
+    });
+    // The match, and the count each term makes.
+    expect(plan.match(/Bitmap Index Scan on catalog_search_words/g)).toHaveLength(2);
   });
 });
 

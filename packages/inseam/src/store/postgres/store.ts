@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import type { SchemaComponent } from '../sqlite/migrations.js';
-import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, Store, TokenStore, TrialStore } from '../types.js';
+import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
 import { PostgresCatalogStore } from './catalog.js';
 import { Db, attempt, createPool, storeError, type PostgresPoolOptions } from './database.js';
 import { PostgresDetachedRunStore } from './detached-runs.js';
@@ -20,6 +20,7 @@ import { PostgresHostStore, PostgresNetworkStore } from './networks.js';
 import { POSTGRES_STORE_SCHEMA } from './schema.js';
 import { PostgresTokenStore } from './tokens.js';
 import { PostgresTrialStore } from './trials.js';
+import { PostgresWebhookKeyStore } from './webhook-keys.js';
 
 export interface PostgresStoreOptions extends PostgresPoolOptions {
   /** `postgres://user:password@host:port/database` (node-postgres connection string, `?host=/socket/dir` included). */
@@ -43,6 +44,7 @@ function parts(db: Db): Omit<Store, 'close'> {
   return {
     networks: new PostgresNetworkStore(db),
     hosts: new PostgresHostStore(db),
+    webhookKeys: new PostgresWebhookKeyStore(db),
     catalog: new PostgresCatalogStore(db),
     trials: new PostgresTrialStore(db),
     detachedRuns: new PostgresDetachedRunStore(db),
@@ -55,6 +57,7 @@ export class PostgresStore implements Store {
   readonly database: Db;
   readonly networks: NetworkStore;
   readonly hosts: HostStore;
+  readonly webhookKeys: WebhookKeyStore;
   readonly catalog: CatalogStore;
   readonly trials: TrialStore;
   readonly detachedRuns: DetachedRunStore;
@@ -65,7 +68,7 @@ export class PostgresStore implements Store {
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.database = Db.onPool(pool, () => this.#closed);
-    ({ networks: this.networks, hosts: this.hosts, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens } = parts(this.database));
+    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens } = parts(this.database));
   }
 
   /**

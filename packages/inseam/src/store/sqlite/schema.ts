@@ -216,5 +216,22 @@ export const TOKEN_SCHEMA: SchemaComponent = {
   ],
 };
 
+/** Hosts' webhook keys (hashes), removed with their host. */
+export const WEBHOOK_KEY_SCHEMA: SchemaComponent = {
+  component: 'webhook-key',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE webhook_keys (
+          host_id    INTEGER PRIMARY KEY REFERENCES hosts (id) ON DELETE CASCADE,
+          key_hash   TEXT    NOT NULL,
+          created_at INTEGER NOT NULL
+        );
+      `,
+    },
+  ],
+};
+
 /** Every component, in dependency order (hosts before what references them). */
-export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA];
+export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA];

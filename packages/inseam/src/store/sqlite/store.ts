@@ -17,6 +17,7 @@ import { SqliteHostStore, SqliteNetworkStore } from './networks.js';
 import { STORE_SCHEMA } from './schema.js';
 import { SqliteTokenStore } from './tokens.js';
 import { SqliteTrialStore } from './trials.js';
+import { SqliteWebhookKeyStore } from './webhook-keys.js';
 
 export interface SqliteStoreOptions extends OpenDatabaseOptions {
   /** The database file (created with mode 0600 when missing), or `':memory:'`. */
@@ -31,6 +32,7 @@ export class SqliteStore implements Store {
   readonly database: SqliteDatabase;
   readonly networks: SqliteNetworkStore;
   readonly hosts: SqliteHostStore;
+  readonly webhookKeys: SqliteWebhookKeyStore;
   readonly catalog: SqliteCatalogStore;
   readonly trials: SqliteTrialStore;
   readonly detachedRuns: SqliteDetachedRunStore;
@@ -42,6 +44,7 @@ export class SqliteStore implements Store {
     this.#owned = owned;
     this.networks = new SqliteNetworkStore(database);
     this.hosts = new SqliteHostStore(database);
+    this.webhookKeys = new SqliteWebhookKeyStore(database);
     this.catalog = new SqliteCatalogStore(database);
     this.trials = new SqliteTrialStore(database);
     this.detachedRuns = new SqliteDetachedRunStore(database);
