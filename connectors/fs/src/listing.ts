@@ -41,12 +41,10 @@ export interface CursorState {
   readonly position: WalkPosition;
 }
 
-interface Session<T> {
-  readonly value: T;
+interface Session {
+  readonly walker: TreeWalker;
   readonly cursor: string;
   readonly expires: number;
-  /** Names the value holds in memory, counted against MAX_HELD_NAMES. */
-  readonly names: number;
 }
 
 const CURSOR_VERSION = 1;
@@ -56,7 +54,7 @@ const MAX_HELD_NAMES = 1_000_000;
 const SESSION_TTL_MS = 5 * 60_000;
 
 export class ListingSessions {
-  private readonly walkers = new SessionCache<TreeWalker>();
+  private readonly sessions = new Map<string, Session>();
 
   async page<T>(request: PageRequest, make: EntryMaker<T>): Promise<Page<T>> {
     const listing = fingerprint(request.listing);
@@ -64,12 +62,12 @@ export class ListingSessions {
     let sessionId: string;
     if (request.cursor === undefined) {
       walker = await TreeWalker.open(request.walker);
-      sessionId = newSessionId();
+      sessionId = randomBytes(9).toString('base64url');
     } else {
       const state = decodeCursor(request.cursor, listing);
       sessionId = state.session;
       // Taken out while in use, so two concurrent calls with one cursor never share a walker.
-      const live = this.walkers.take(sessionId, request.cursor);
+      const live = this.take(sessionId, request.cursor);
       walker = live ?? (await TreeWalker.open(request.walker, state.position));
     }
 
@@ -87,45 +85,31 @@ export class ListingSessions {
     const position = walker.position;
     if (walker.done || position === undefined) return { entries };
     const cursor = encodeCursor({ listing, session: sessionId, position });
-    this.walkers.keep(sessionId, cursor, walker, walker.heldNames);
+    this.keep(sessionId, { walker, cursor, expires: Date.now() + SESSION_TTL_MS });
     return { entries, cursor };
   }
-}
 
-/**
- * What a listing keeps between its pages (a walker, a folder's sorted names), keyed by session and
- * valid only for the exact cursor it produced: 5 minutes, at most 32 sessions holding a million
- * names between them, the newest always kept.
- */
-export class SessionCache<T> {
-  private readonly sessions = new Map<string, Session<T>>();
-
-  /** Takes the session's value out (so two concurrent calls never share it) when `cursor` is the one it produced. */
-  take(sessionId: string, cursor: string): T | undefined {
+  private take(sessionId: string, cursor: string): TreeWalker | undefined {
     const session = this.sessions.get(sessionId);
     if (session === undefined) return undefined;
     this.sessions.delete(sessionId);
-    return session.cursor === cursor && session.expires > Date.now() ? session.value : undefined;
+    return session.cursor === cursor && session.expires > Date.now() ? session.walker : undefined;
   }
 
-  /** Keeps the newest value; evicts expired ones, then the oldest while over the count or name budget. */
-  keep(sessionId: string, cursor: string, value: T, names: number): void {
+  /** Keeps the newest walker; evicts expired ones, then the oldest while over the count or name budget. */
+  private keep(sessionId: string, session: Session): void {
     this.sessions.delete(sessionId);
-    this.sessions.set(sessionId, { value, cursor, names, expires: Date.now() + SESSION_TTL_MS });
+    this.sessions.set(sessionId, session);
     const now = Date.now();
     let held = 0;
-    for (const kept of this.sessions.values()) held += kept.names;
+    for (const kept of this.sessions.values()) held += kept.walker.heldNames;
     for (const [id, old] of this.sessions) {
       if (id === sessionId) break;
       if (old.expires > now && this.sessions.size <= MAX_SESSIONS && held <= MAX_HELD_NAMES) continue;
       this.sessions.delete(id);
-      held -= old.names;
+      held -= old.walker.heldNames;
     }
   }
-}
-
-export function newSessionId(): string {
-  return randomBytes(9).toString('base64url');
 }
 
 /** A short, stable tag for a listing's identity; it binds a cursor to the listing it came from. */

@@ -10,15 +10,18 @@
  * - a name the kernel did not hand back as valid UTF-8 (decoded with U+FFFD) is listed only when
  *   an lstat of the decoded name finds it, as the full listing's lstat would;
  * - a file system that does not fill in d_type gets an lstat for that entry.
- * A folder's sorted names are kept between pages (ListingSessions' cache rules), so a large folder
- * is read once, not once a page.
+ * A folder's sorted names are kept while the folder is unchanged — its modification and change
+ * times (nanoseconds) are the same on the descriptor just opened — so paging through a folder, or
+ * listing it again, reads it once. Like git's racy-index rule, names read from a folder modified
+ * within STABLE_AFTER_MS of the read are not kept: the kernel stamps times from a coarse clock, so
+ * a change in the same tick as an earlier one could leave the times as they were.
  */
-import { closeSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import type { ConnectorEntry } from '@neuralis/package-system/contracts';
 import { openContainedDescriptor, resolveContained } from '@neuralis/package-system/paths';
 import { encodeName, encodePath } from './address.js';
-import { SessionCache, decodeCursor, encodeCursor, fingerprint, newSessionId } from './listing.js';
+import { decodeCursor, encodeCursor, fingerprint } from './listing.js';
 import type { Page } from './listing.js';
 import { fsFailure } from './system-errors.js';
 import { isTempName } from './write-names.js';
@@ -34,9 +37,33 @@ export interface NamesPageRequest {
 }
 
 const NO_THROW = { throwIfNoEntry: false } as const;
+/** Folders read longer than this after their last change are kept (2 s: far above any clock tick). */
+const STABLE_AFTER_MS = 2000;
+const MAX_KEPT_FOLDERS = 64;
+const MAX_KEPT_NAMES = 500_000;
+/** Cursors carry no session: the kept names are found by the folder itself. */
+const SESSION = 'names';
+
+interface KeptFolder {
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+  readonly children: readonly Dirent[];
+}
+
+export interface NameListingsOptions {
+  /** How long after its last change a folder's names may be kept. Default 2 s; tests shorten it. */
+  readonly stableAfterMs?: number;
+}
 
 export class NameListings {
-  private readonly folders = new SessionCache<readonly Dirent[]>();
+  /** By device and inode; least recently used first. */
+  private readonly kept = new Map<string, KeptFolder>();
+  private keptNames = 0;
+  private readonly stableAfterNs: bigint;
+
+  constructor(options: NameListingsOptions = {}) {
+    this.stableAfterNs = BigInt(options.stableAfterMs ?? STABLE_AFTER_MS) * 1_000_000n;
+  }
 
   /**
    * One page of the folder's children in name order. Throws what openContainedDescriptor throws
@@ -45,18 +72,8 @@ export class NameListings {
    */
   async page(request: NamesPageRequest): Promise<Page<ConnectorEntry>> {
     const listing = fingerprint(`port-names\0${encodePath(request.folder)}`);
-    let children: readonly Dirent[] | undefined;
-    let sessionId: string;
-    let after: string | undefined;
-    if (request.cursor === undefined) {
-      sessionId = newSessionId();
-    } else {
-      const state = decodeCursor(request.cursor, listing);
-      sessionId = state.session;
-      after = state.position.names[state.position.names.length - 1];
-      children = this.folders.take(sessionId, request.cursor);
-    }
-    children ??= await readChildren(request.rootPath, request.folder);
+    const after = request.cursor === undefined ? undefined : lastName(decodeCursor(request.cursor, listing).position.names);
+    const children = await this.children(request.rootPath, request.folder);
 
     const prefix = request.folder.length === 0 ? request.source : `${request.source}${encodePath(request.folder)}/`;
     const entries: ConnectorEntry[] = [];
@@ -64,26 +81,59 @@ export class NameListings {
     for (; index < children.length && entries.length < request.limit; index++) {
       const child = children[index]!;
       const type = await typeOf(request, child);
-      if (type === undefined) continue;
-      entries.push({ uri: prefix + encodeName(child.name), name: child.name, type });
+      if (type !== undefined) entries.push({ uri: prefix + encodeName(child.name), name: child.name, type });
     }
     if (index >= children.length) return { entries };
-    const cursor = encodeCursor({ listing, session: sessionId, position: { names: [...request.folder, children[index - 1]!.name], descend: false } });
-    this.folders.keep(sessionId, cursor, children, children.length);
+    const cursor = encodeCursor({ listing, session: SESSION, position: { names: [...request.folder, children[index - 1]!.name], descend: false } });
     return { entries, cursor };
+  }
+
+  /** The folder's children without temp files, name-sorted: kept ones when the folder is unchanged. */
+  private async children(rootPath: string, folder: readonly string[]): Promise<readonly Dirent[]> {
+    const fd = await openContainedDescriptor(rootPath, folder.join('/'), { expect: 'directory' });
+    try {
+      const readAtNs = BigInt(Date.now()) * 1_000_000n;
+      const stats = fstatSync(fd, { bigint: true });
+      const key = `${stats.dev}:${stats.ino}`;
+      const known = this.kept.get(key);
+      if (known !== undefined && known.mtimeNs === stats.mtimeNs && known.ctimeNs === stats.ctimeNs) {
+        this.kept.delete(key);
+        this.kept.set(key, known);
+        return known.children;
+      }
+      const children = readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true })
+        .filter((child) => !isTempName(child.name))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      this.forget(key);
+      const settled = readAtNs - stats.mtimeNs > this.stableAfterNs && readAtNs - stats.ctimeNs > this.stableAfterNs;
+      if (settled && children.length <= MAX_KEPT_NAMES) this.keep(key, { mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, children });
+      return children;
+    } catch (error) {
+      throw fsFailure(error);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private keep(key: string, folder: KeptFolder): void {
+    this.kept.set(key, folder);
+    this.keptNames += folder.children.length;
+    for (const [oldKey] of this.kept) {
+      if (oldKey === key || (this.kept.size <= MAX_KEPT_FOLDERS && this.keptNames <= MAX_KEPT_NAMES)) break;
+      this.forget(oldKey);
+    }
+  }
+
+  private forget(key: string): void {
+    const folder = this.kept.get(key);
+    if (folder === undefined) return;
+    this.kept.delete(key);
+    this.keptNames -= folder.children.length;
   }
 }
 
-async function readChildren(rootPath: string, folder: readonly string[]): Promise<readonly Dirent[]> {
-  const fd = await openContainedDescriptor(rootPath, folder.join('/'), { expect: 'directory' });
-  try {
-    const children = readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }).filter((child) => !isTempName(child.name));
-    return children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  } catch (error) {
-    throw fsFailure(error);
-  } finally {
-    closeSync(fd);
-  }
+function lastName(names: readonly string[]): string | undefined {
+  return names[names.length - 1];
 }
 
 /** The entry's type as the full listing would report it, or undefined when it leaves it out. */

@@ -1,5 +1,5 @@
 export { FsService, DEFAULT_READ_BYTES, MAX_READ_BYTES, DEFAULT_PROBE_TTL_MS, DEFAULT_PROBE_WAIT_MS, DEFAULT_PROBE_TIMEOUT_MS } from './service.js';
-export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './input.js';
+export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, DEFAULT_NAMES_LIST_LIMIT, MAX_NAMES_LIST_LIMIT } from './input.js';
 export type { FsServiceOptions } from './service.js';
 export type { FsPlatform } from './access.js';
 export { renderRuntimeStack } from './runtime-stack.js';

@@ -11,6 +11,9 @@ import type { FsReadOptions } from './types.js';
 
 export const DEFAULT_LIST_LIMIT = 1000;
 export const MAX_LIST_LIMIT = 1000;
+/** Names-only pages are a fifth the size of full ones, so they may hold more. */
+export const DEFAULT_NAMES_LIST_LIMIT = 5000;
+export const MAX_NAMES_LIST_LIMIT = 10_000;
 
 export type ListCursor = { readonly mode: 'live'; readonly value: string } | { readonly mode: 'catalog'; readonly after: string };
 
@@ -111,10 +114,11 @@ export function execRequest(copied: CopiedExecRequest, target: Target): { comman
   };
 }
 
-export function listLimit(value: unknown): number {
-  if (value === undefined) return DEFAULT_LIST_LIMIT;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LIST_LIMIT) {
-    throw new InvalidArgumentError(`limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`, { details: { argument: 'limit' } });
+export function listLimit(value: unknown, detail: ListDetail): number {
+  const max = detail === 'names' ? MAX_NAMES_LIST_LIMIT : MAX_LIST_LIMIT;
+  if (value === undefined) return detail === 'names' ? DEFAULT_NAMES_LIST_LIMIT : DEFAULT_LIST_LIMIT;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new InvalidArgumentError(`limit must be a whole number from 1 to ${max}${detail === 'names' ? ' for a names-only listing' : ''}.`, { details: { argument: 'limit' } });
   }
   return value;
 }

@@ -70,6 +70,25 @@ describe('permission trees', () => {
   });
 });
 
+describe('settledBelow', () => {
+  const compiled = compilePermissions({ default: { read: true, write: false, exec: false }, paths: { 'docs/private': { read: false }, media: { write: true } } });
+
+  it('is true only where no key lies strictly below the path', () => {
+    expect(compiled.settledBelow([])).toBe(false);
+    expect(compiled.settledBelow(['docs'])).toBe(false);
+    expect(compiled.settledBelow(['docs', 'private'])).toBe(true);
+    expect(compiled.settledBelow(['media'])).toBe(true);
+    expect(compiled.settledBelow(['other', 'deep'])).toBe(true);
+    expect(compiled.settledBelow(['docs-old'])).toBe(true);
+  });
+
+  it('where it is true, every path below has the rights of the path itself', () => {
+    for (const base of [['docs', 'private'], ['media'], ['other']]) {
+      for (const below of [['x'], ['x', 'y'], ['private']]) expect(compiled.rightsAt([...base, ...below])).toEqual(compiled.rightsAt(base));
+    }
+  });
+});
+
 describe('unionBaselines', () => {
   const tree: PermissionTree = { default: { read: false, write: false, exec: false }, paths: { docs: { read: true }, 'docs/secret': { read: false } } };
 

@@ -41,6 +41,11 @@ export interface CompiledPermissions {
   /** The rights at a path (decoded segments; [] is the host root). */
   rightsAt(segments: readonly string[]): PermissionRights;
   allows(segments: readonly string[], right: PermissionRight): boolean;
+  /**
+   * True when no key of the tree lies strictly below `segments`, so every path below has exactly
+   * the rights of `segments` (a listing then checks its folder once instead of every entry).
+   */
+  settledBelow(segments: readonly string[]): boolean;
 }
 
 /**
@@ -74,7 +79,15 @@ export function compilePermissions(tree: PermissionTree): CompiledPermissions {
     }
     return result;
   };
-  return Object.freeze({ tree: checked, rightsAt, allows: (segments: readonly string[], right: PermissionRight) => rightsAt(segments)[right] });
+  const settledBelow = (segments: readonly string[]): boolean => {
+    let node: TrieNode | undefined = root;
+    for (const segment of segments) {
+      node = node.children.get(segment);
+      if (node === undefined) return true;
+    }
+    return node.children.size === 0;
+  };
+  return Object.freeze({ tree: checked, rightsAt, allows: (segments: readonly string[], right: PermissionRight) => rightsAt(segments)[right], settledBelow });
 }
 
 /** The rights at a path of `tree`. Throws `invalid_argument` for a malformed tree. */

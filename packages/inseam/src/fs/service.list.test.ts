@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddress, formatAddress } from '../address/index.js';
-import { callerOf, openFsFixture, type FsFixture } from './__fixtures__/fs-service.js';
+import { callerOf, deskState, openFsFixture, type FsFixture } from './__fixtures__/fs-service.js';
 
 let fixture: FsFixture;
 const ann = callerOf('ann');
@@ -49,5 +49,31 @@ describe('FsService.list addresses', () => {
     expect(sub.entries.map((entry) => entry.name)).not.toContain('hidden x');
     const root = await fixture.fs.list(ann, 'notes://');
     expect(root.entries.map((entry) => entry.name)).not.toContain('..a');
+  });
+});
+
+describe('FsService.list permission checks', () => {
+  it('checks a folder with no permission key below it once, yet judges every URI a port returns outside that folder on its own', async () => {
+    await fixture.platform.store.hosts.create('home', {
+      slug: 'desk',
+      kind: 'desk',
+      permissions: { default: { read: true, write: false, exec: false }, paths: { secret: { read: false } } },
+    });
+    const state = deskState();
+    state.active = true;
+    // A port that answers a listing of `open` with its own child, a deeper entry and another folder's secrets.
+    state.listing = (_uri, source) => [
+      { uri: `${source}://open/a.txt`, name: 'a.txt', type: 'file' },
+      { uri: `${source}://open/deeper/b.txt`, name: 'b.txt', type: 'file' },
+      { uri: `${source}://secret/s.txt`, name: 's.txt', type: 'file' },
+      { uri: `${source}://secret`, name: 'secret', type: 'directory' },
+    ];
+    try {
+      const page = await fixture.fs.list(ann, 'desk://open');
+      expect(page.entries.map((entry) => entry.path)).toEqual(['open/a.txt', 'open/deeper/b.txt']);
+    } finally {
+      delete state.listing;
+      state.active = false;
+    }
   });
 });

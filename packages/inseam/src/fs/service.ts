@@ -149,8 +149,8 @@ export class FsService {
   async list(caller: Caller, address: string, options: FsListOptions = {}): Promise<FsListPage> {
     const who = checkCaller(caller);
     const given = inputObject(options, 'options');
-    const limit = listLimit(given['limit']);
     const detail = listDetail(given['detail']);
+    const limit = listLimit(given['limit'], detail);
     const cursor = decodeListCursor(given['cursor']);
     const target = await this.#access.target(who, address);
     this.#access.require(target, 'read');
@@ -164,10 +164,14 @@ export class FsService {
       const { port, capabilities } = await this.#dispatch(target);
       const page = await guardedCall(port, capabilities, 'list', target.uri, { limit, ...(detail === 'full' ? {} : { detail }), ...(cursor === undefined ? {} : { cursor: cursor.value }) });
       const child = childOf(target);
+      // With no permission key below the folder, its children have its rights (checked above).
+      // Anything else a port returns (another folder's URI, a deeper one) is checked on its own.
+      const childrenReadable = target.permissions.settledBelow(target.address.segments);
       const entries: FsEntry[] = [];
       for (const entry of page.entries) {
-        const place = child(entry.uri) ?? this.#placeOf(target, entry);
-        if (place !== null && target.permissions.allows(place.segments, 'read')) entries.push(entryAt(place, entry));
+        const direct = child(entry.uri);
+        const place = direct ?? this.#placeOf(target, entry);
+        if (place !== null && ((direct !== undefined && childrenReadable) || target.permissions.allows(place.segments, 'read'))) entries.push(entryAt(place, entry));
       }
       return page.cursor === undefined ? { address: target.global, entries, source: 'live' } : { address: target.global, entries, cursor: encodeListCursor('l', page.cursor), source: 'live' };
     };

@@ -44,6 +44,10 @@ describe('listing and stat', () => {
     expect(names.entries.map((entry: { name: string; type: string }) => `${entry.name} ${entry.type}`)).toEqual(full.entries.map((entry: { name: string; type: string }) => `${entry.name} ${entry.type}`));
     expect(names.entries.every((entry: Record<string, unknown>) => entry['size'] === undefined && entry['etag'] === undefined)).toBe(true);
     expect((await call(api, 'GET', `/v1/fs/list?address=${q('inseam://home/files/')}&detail=sizes`, { token: api.reader })).status).toBe(400);
+    // Names-only pages may hold up to 10,000 entries; full ones 1,000.
+    expect((await call(api, 'GET', `/v1/fs/list?address=${q('inseam://home/files/')}&detail=names&limit=10000`, { token: api.reader })).status).toBe(200);
+    const over = await call(api, 'GET', `/v1/fs/list?address=${q('inseam://home/files/')}&limit=1001`, { token: api.reader });
+    expect(over.json().error).toMatchObject({ code: 'invalid_argument', details: { argument: 'limit' } });
   });
 
   it('stats an object', async () => {

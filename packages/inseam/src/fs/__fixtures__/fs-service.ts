@@ -5,7 +5,7 @@
  * kind from a package).
  */
 import { fileURLToPath } from 'node:url';
-import type { SessionContext } from '@neuralis/package-system/contracts';
+import type { ConnectorEntry, SessionContext } from '@neuralis/package-system/contracts';
 import { SEED_PACKAGE, openTestPlatform, removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import type { Platform } from '../../platform/index.js';
 import { FsService, type FsServiceOptions } from '../service.js';
@@ -20,6 +20,8 @@ export interface DeskState {
   probes: number;
   runtimeChecks: number;
   calls: number;
+  /** When set, the connector's list() answers these entries. */
+  listing?: (uri: string, source: string) => readonly ConnectorEntry[];
 }
 
 export function deskState(): DeskState {

@@ -4,7 +4,7 @@
  */
 import { hasErrorCode, PreconditionFailedError } from '@neuralis/package-system/contracts';
 import { parseAddress } from '../../address/index.js';
-import { MAX_LIST_LIMIT } from '../../fs/index.js';
+import { DEFAULT_NAMES_LIST_LIMIT, MAX_LIST_LIMIT, MAX_NAMES_LIST_LIMIT } from '../../fs/index.js';
 import { readBody } from '../body.js';
 import { HttpError } from '../errors.js';
 import { formatEtag, noneMatchHits, parseIfMatch, parseIfNoneMatchWrite, parseRange } from '../headers.js';
@@ -52,7 +52,7 @@ export const fsRoutes: readonly RouteSpec[] = [
     tag: TAG,
     querystring: withAddress({
       cursor: { type: 'string', maxLength: 8192 },
-      limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT },
+      limit: { type: 'integer', minimum: 1, maximum: MAX_NAMES_LIST_LIMIT, description: `Entries per page: 1–${MAX_LIST_LIMIT} (default ${MAX_LIST_LIMIT}); with \`detail=names\` up to ${MAX_NAMES_LIST_LIMIT} (default ${DEFAULT_NAMES_LIST_LIMIT}).` },
       detail: { type: 'string', enum: ['full', 'names'], description: '`names`: names and types only (no size, time or etag), faster on large folders. Default `full`; a cursor continues a listing of the same detail.' },
     }),
     responses: { 200: { description: 'A page of entries; `cursor` continues it.', schema: fsListPage } },

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FsEntry, FsHost, FsListPage, FsReadOptions } from '../../fs/index.js';
-import { DEFAULT_READ_BYTES } from '../../fs/index.js';
+import { DEFAULT_READ_BYTES, MAX_NAMES_LIST_LIMIT } from '../../fs/index.js';
 import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
 import { readToolResult } from '../read-content.js';
 
@@ -71,7 +71,7 @@ const hostsTool: HostedTool = {
 const listInput = z.object({
   address,
   cursor: z.string().max(4096).optional().describe('The cursor a previous page of the same listing returned.'),
-  limit: z.number().int().min(1).max(1000).optional().describe('Entries per page, 1–1000 (default 1000).'),
+  limit: z.number().int().min(1).max(MAX_NAMES_LIST_LIMIT).optional().describe('Entries per page: 1–1000 (default 1000); with detail "names" up to 10,000 (default 5,000).'),
   detail: z
     .enum(['full', 'names'])
     .optional()
