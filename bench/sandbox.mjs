@@ -12,6 +12,9 @@
 //              `--latency-ms` per page. The sandbox sends through the egress gate; the
 //              in-process baseline sends through the same gate (a fetch over the gate's port),
 //              and a second in-process case uses Node's own fetch directly, for reference.
+// "list()" pages one call after the other; "as the crawler lists" asks for the next page as soon
+// as a page arrives (crawl/run.ts reads one page ahead), for the sandbox and in process alike. The
+// sandbox host reads ahead itself too (SandboxHost listReadAhead, on by default) in both.
 //
 // Run as `node bench/sandbox.mjs --case <id> <json args>` it is one case's child process.
 import { fileURLToPath } from 'node:url';
@@ -44,6 +47,18 @@ async function listAll(connector) {
   return count;
 }
 
+/** As crawl/run.ts lists: the next page is asked for as soon as a page arrives, before it is used. */
+async function listAhead(connector) {
+  let count = 0;
+  let page = await connector.list({});
+  while (page !== undefined) {
+    const ahead = page.cursor === undefined ? undefined : connector.list({ cursor: page.cursor });
+    count += page.entries.length;
+    page = await ahead;
+  }
+  return count;
+}
+
 async function statCalls(connector, calls) {
   for (let i = 0; i < calls; i += 1) await connector.stat(`f${i}`);
   return calls;
@@ -67,27 +82,27 @@ const CASES = {
     const connector = await inProcess(cpuModule(), { count: 0, pageSize: PAGE_SIZE });
     await warmThenTime(() => statCalls(connector, calls));
   },
-  async 'cpu-sandbox'({ count }) {
+  async 'cpu-sandbox'({ count, ahead }) {
     const { connector, close } = await sandboxed(cpuModule(), 'bench-cpu', { count, pageSize: PAGE_SIZE }, noEgress);
-    await warmThenTime(() => listAll(connector));
+    await warmThenTime(() => (ahead ? listAhead : listAll)(connector));
     await close();
   },
-  async 'cpu-inproc'({ count }) {
+  async 'cpu-inproc'({ count, ahead }) {
     const connector = await inProcess(cpuModule(), { count, pageSize: PAGE_SIZE });
-    await warmThenTime(() => listAll(connector));
+    await warmThenTime(() => (ahead ? listAhead : listAll)(connector));
   },
-  async 'http-sandbox'({ origin }) {
+  async 'http-sandbox'({ origin, ahead }) {
     const { gate, port } = await benchGatePort(origin);
     const { connector, close } = await sandboxed(httpModule(origin), 'bench-http', { origin, pageSize: PAGE_SIZE }, port);
-    await warmThenTime(() => listAll(connector));
+    await warmThenTime(() => (ahead ? listAhead : listAll)(connector));
     await close();
     await gate.close();
   },
-  async 'http-inproc-gate'({ origin }) {
+  async 'http-inproc-gate'({ origin, ahead }) {
     const { gate, port } = await benchGatePort(origin);
     globalThis.fetch = fetchOverPort(port);
     const connector = await inProcess(httpModule(origin), { origin, pageSize: PAGE_SIZE });
-    await warmThenTime(() => listAll(connector));
+    await warmThenTime(() => (ahead ? listAhead : listAll)(connector));
     await gate.close();
   },
   async 'http-inproc-direct'({ origin }) {
@@ -127,7 +142,12 @@ async function main(argv) {
     },
     {
       title: `cpu: list() to the end, ${n} entries generated in JS, pages of ${PAGE_SIZE}`,
-      cases: () => [caseOf('sandbox list()', 'cpu-sandbox', { count }), caseOf('in-process list()', 'cpu-inproc', { count })],
+      cases: () => [
+        caseOf('sandbox list()', 'cpu-sandbox', { count }),
+        caseOf('in-process list()', 'cpu-inproc', { count }),
+        caseOf('sandbox, as the crawler lists', 'cpu-sandbox', { count, ahead: true }),
+        caseOf('in-process, as the crawler lists', 'cpu-inproc', { count, ahead: true }),
+      ],
       baseline: 'in-process list()',
     },
     ...[0, latencyMs].map((latency) => ({
@@ -137,6 +157,9 @@ async function main(argv) {
         caseOf('sandbox list(), via the gate', 'http-sandbox', { origin }),
         caseOf('in-process list(), via the gate', 'http-inproc-gate', { origin }),
         caseOf('in-process list(), Node fetch', 'http-inproc-direct', { origin }),
+        ...(latency === 0
+          ? []
+          : [caseOf('sandbox, as the crawler lists', 'http-sandbox', { origin, ahead: true }), caseOf('in-process, as the crawler lists', 'http-inproc-gate', { origin, ahead: true })]),
       ],
       baseline: 'in-process list(), via the gate',
     })),

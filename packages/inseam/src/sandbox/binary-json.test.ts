@@ -1,30 +1,33 @@
 /**
- * The result fast path: QuickJS's binary serialisation turned into JSON text. The transcoder must
- * write exactly what QuickJS's JSON.stringify writes for plain data and give up on anything else;
- * the prelude's plan check must send everything JSON.stringify would treat differently (a toJSON
- * anywhere, class instances, Dates, accessors, exotic objects) back to JSON.stringify. Results
- * must read the same on the platform whichever path they took.
+ * The result fast path: QuickJS's binary serialisation sent to the platform and decoded there. The
+ * decoder must build exactly what JSON.parse (as parseUntrustedJson runs it) builds from QuickJS's
+ * JSON.stringify text for plain data, and the planner must give up on anything else; the prelude's
+ * plan check must send everything JSON.stringify would treat differently (a toJSON anywhere, class
+ * instances, Dates, accessors, exotic objects) back to JSON.stringify. Results must read the same
+ * on the platform whichever path they took. The decoder reads bytes from a process that may have
+ * been taken over: it is attacked with truncated, forged and mutated frames.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSWASMModule } from 'quickjs-emscripten';
-import { BINARY_JSON_VERSION, MAX_ENCODED_DEPTH, encodeBinaryJson, transcodeBinaryJson } from './binary-json.js';
-import type { TranscodedValue } from './binary-json.js';
+import { BINARY_JSON_VERSION, MAX_ENCODED_DEPTH, decodeBinaryJson, encodeBinaryJson, planBinaryJson } from './binary-json.js';
+import type { BinaryPlan } from './binary-json.js';
 import { SandboxHost } from './host.js';
 import { ModuleInstance } from './runtime.js';
 import type { WireMessage } from './protocol.js';
+import { parseUntrustedJson } from './results.js';
 import type { SandboxedConnector } from './sandboxed-connector.js';
 import { passthroughEgress } from './__fixtures__/egress.js';
 import { connectorModule } from './__fixtures__/modules.js';
 
-const transcoded = vi.hoisted(() => ({ outcomes: [] as (TranscodedValue | undefined)[] }));
+const planned = vi.hoisted(() => ({ outcomes: [] as (BinaryPlan | undefined)[] }));
 vi.mock('./binary-json.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('./binary-json.js')>();
   return {
     ...actual,
-    transcodeBinaryJson: (...args: Parameters<typeof actual.transcodeBinaryJson>) => {
-      const outcome = actual.transcodeBinaryJson(...args);
-      transcoded.outcomes.push(outcome);
+    planBinaryJson: (...args: Parameters<typeof actual.planBinaryJson>) => {
+      const outcome = actual.planBinaryJson(...args);
+      planned.outcomes.push(outcome);
       return outcome;
     },
   };
@@ -59,6 +62,8 @@ const PLAIN: readonly string[] = [
   `{ a: 1, b: 'x', c: [1, 2.5, null, true, false, undefined], g: -0, h: NaN, i: 2147483647, j: 2147483648, k: -1, l: -Infinity, m: 1e21, n: 1e-7, o: 0.1 + 0.2, p: 2 ** 53 + 2 }`,
   `{ control: '\\u0000\\u0001\\b\\t\\n\\f\\r\\u001f"\\\\/\\u007f', latin1: '\\u0080é\\u00ff', wide: '€\\u2028\\u2029😀', lone: 'a\\ud800b\\udc00c\\ud83d', end: 'x\\ud83d' }`,
   `{ '"quoted"': 1, 'new\\nline': 2, 'ü': 3, '€uro': 4, '': 5, 'a\\ud800': 6, '4294967295': 7, '01': 8, '-1': 9 }`,
+  `{ ['__proto__']: { polluted: 1 }, constructor: { prototype: 2 }, a: [{ prototype: 3, b: 4 }], toString: 'own', hasOwnProperty: 5 }`,
+  `{ cursor: 'next', entries: [{ cursor: 'inner' }] }`,
   `[[], {}, [[]], [{}], { a: {} }]`,
   `{ u: undefined, v: 1, w: undefined }`,
   `{ u: undefined }`,
@@ -93,44 +98,139 @@ const GIVE_UP: readonly string[] = [
   'undefined',
 ];
 
-describe('transcodeBinaryJson', () => {
+/** Whether `value` is JSON data only: plain objects and arrays, strings, finite numbers (no −0), booleans, null; no poison key anywhere. */
+function jsonDataOnly(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (next === null || typeof next === 'string' || typeof next === 'boolean') continue;
+    if (typeof next === 'number') {
+      if (!Number.isFinite(next) || Object.is(next, -0)) return false;
+      continue;
+    }
+    if (typeof next !== 'object') return false;
+    if (Array.isArray(next)) {
+      if (Object.getPrototypeOf(next) !== Array.prototype) return false;
+      stack.push(...(next as unknown[]));
+      continue;
+    }
+    if (Object.getPrototypeOf(next) !== Object.prototype) return false;
+    for (const key of Reflect.ownKeys(next)) {
+      if (typeof key !== 'string' || key === '__proto__' || key === 'constructor' || key === 'prototype') return false;
+      const descriptor = Object.getOwnPropertyDescriptor(next, key);
+      if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true) return false;
+      stack.push(descriptor.value);
+    }
+  }
+  return true;
+}
+
+/** Bytes for the decoder, written by hand: version, names, then the value. */
+function frame(...parts: number[]): Uint8Array {
+  return new Uint8Array([BINARY_JSON_VERSION, ...parts]);
+}
+
+describe('planBinaryJson and decodeBinaryJson', () => {
   it('reads the format version the bundled QuickJS writes', () => {
     expect(inQuickJS('{}').bytes[0]).toBe(BINARY_JSON_VERSION);
   });
 
-  it.each(PLAIN)('writes what JSON.stringify writes: %s', (expression) => {
+  it.each(PLAIN)('decodes what JSON.parse makes of JSON.stringify’s text, key order and all: %s', (expression) => {
     const { bytes, json } = inQuickJS(expression);
-    const result = transcodeBinaryJson(bytes);
-    expect(result?.json).toBe(json);
+    expect(json).toBeDefined();
+    expect(planBinaryJson(bytes)).toBeDefined();
+    const decoded = decodeBinaryJson(bytes);
+    const expected = parseUntrustedJson(json as string);
+    expect(decoded).toEqual(expected);
+    expect(JSON.stringify(decoded)).toBe(JSON.stringify(expected));
+    expect(jsonDataOnly(decoded)).toBe(true);
   });
 
-  it.each(GIVE_UP)('gives up where JSON.stringify may differ: %s', (expression) => {
-    expect(transcodeBinaryJson(inQuickJS(expression).bytes)).toBeUndefined();
+  it.each(GIVE_UP)('gives up where JSON.stringify may differ, and so does the decoder: %s', (expression) => {
+    const { bytes } = inQuickJS(expression);
+    expect(planBinaryJson(bytes)).toBeUndefined();
+    expect(decodeBinaryJson(bytes)).toBeUndefined();
   });
 
   it('plans a walk over every object and array, by index or property name', () => {
-    const result = transcodeBinaryJson(inQuickJS(`{ a: [1, { b: [] }, 'x', []], c: { d: null }, e: 2 }`).bytes);
+    const result = planBinaryJson(inQuickJS(`{ a: [1, { b: [] }, 'x', []], c: { d: null }, e: 2 }`).bytes);
     expect(result?.names).toEqual(['a', 'b', 'c', 'd', 'e']);
     // root: 2 children — a (names[0]): 2 children — [1]: 1 child — b (names[1]): 0; [3]: 0 — c (names[2]): 0
     expect([...(result?.plan ?? [])]).toEqual([2, -1, 2, 1, 1, -2, 0, 3, 0, -3, 0]);
-    expect([...(transcodeBinaryJson(inQuickJS(`'text'`).bytes)?.plan ?? [1])]).toEqual([]);
+    expect([...(planBinaryJson(inQuickJS(`'text'`).bytes)?.plan ?? [1])]).toEqual([]);
   });
 
-  it('never throws on truncated, corrupted or foreign bytes', () => {
-    const { bytes } = inQuickJS(PLAIN[1] as string);
-    for (let length = 0; length < bytes.length; length++) expect(transcodeBinaryJson(bytes.subarray(0, length))).toBeUndefined();
-    let seed = 7;
-    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    for (let round = 0; round < 3000; round++) {
-      const mutated = bytes.slice();
-      for (let flips = 1 + Math.floor(random() * 4); flips > 0; flips--) mutated[Math.floor(random() * mutated.length)] = Math.floor(random() * 256);
-      const result = transcodeBinaryJson(mutated);
-      if (result !== undefined) expect(() => JSON.parse(result.json) as unknown).not.toThrow();
+  it('finds a page’s cursor at the top level only, as a string only', () => {
+    expect(planBinaryJson(inQuickJS(`{ entries: [{ cursor: 'inner' }], cursor: 'n€xt' }`).bytes)?.cursor).toBe('n€xt');
+    expect(planBinaryJson(inQuickJS(`{ entries: [{ cursor: 'inner' }] }`).bytes)?.cursor).toBeUndefined();
+    expect(planBinaryJson(inQuickJS(`{ entries: [], cursor: 5 }`).bytes)?.cursor).toBeUndefined();
+    expect(planBinaryJson(inQuickJS(`['cursor', { cursor: 'x' }]`).bytes)?.cursor).toBeUndefined();
+  });
+
+  it('never throws on truncated, corrupted or foreign bytes, and builds nothing but JSON data from them', () => {
+    for (const source of [PLAIN[1], PLAIN[3], PLAIN[12]] as string[]) {
+      const { bytes } = inQuickJS(source);
+      for (let length = 0; length < bytes.length; length++) {
+        expect(planBinaryJson(bytes.subarray(0, length))).toBeUndefined();
+        expect(decodeBinaryJson(bytes.subarray(0, length))).toBeUndefined();
+      }
+      expect(decodeBinaryJson(new Uint8Array([...bytes, 0]))).toBeUndefined();
+      let seed = 7;
+      const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      for (let round = 0; round < 2000; round++) {
+        const mutated = bytes.slice();
+        for (let flips = 1 + Math.floor(random() * 4); flips > 0; flips--) mutated[Math.floor(random() * mutated.length)] = Math.floor(random() * 256);
+        const decoded = decodeBinaryJson(mutated);
+        if (decoded !== undefined) expect(jsonDataOnly(decoded)).toBe(true);
+        // What the planner passes, the decoder reads (an honest module's result never fails on the platform).
+        if (planBinaryJson(mutated) !== undefined) expect(decoded).toBeDefined();
+      }
     }
-    const other = new Uint8Array(bytes);
+    const other = new Uint8Array(inQuickJS('{ a: 1 }').bytes);
     other[0] = BINARY_JSON_VERSION + 1;
-    expect(transcodeBinaryJson(other)).toBeUndefined();
-    expect(transcodeBinaryJson(new Uint8Array([BINARY_JSON_VERSION, 0xff, 0xff, 0xff, 0xff, 0x0f]))).toBeUndefined();
+    expect(planBinaryJson(other)).toBeUndefined();
+    expect(decodeBinaryJson(other)).toBeUndefined();
+  });
+
+  it('refuses forged counts and lengths beyond the input without allocating for them', () => {
+    // 2^32 − 1 property names; an array, an object and a string claiming 2^32 − 1 entries or units.
+    const huge = [0xff, 0xff, 0xff, 0xff, 0x0f];
+    for (const bytes of [frame(...huge), frame(0, 9, ...huge, 1), frame(0, 8, ...huge), frame(0, 7, ...huge, 0x61), frame(1, ...huge)]) {
+      expect(planBinaryJson(bytes)).toBeUndefined();
+      expect(decodeBinaryJson(bytes)).toBeUndefined();
+    }
+    // A LEB128 longer than 32 bits, a float cut short, an unknown tag, a reference to no name.
+    for (const bytes of [frame(0, 5, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01), frame(0, 6, 0, 0, 0), frame(0, 0x0b), frame(0, 8, 1, 4, 1), frame(0, 8, 1, 0, 1), frame(0, 8, 1, 3, 1)]) {
+      expect(decodeBinaryJson(bytes)).toBeUndefined();
+    }
+  });
+
+  it('drops __proto__, constructor and prototype keys from forged frames, and refuses array-index names', () => {
+    // names: __proto__, a; value: { __proto__: { a: 1 }, a: 2 }
+    const proto = [0x12, ...Buffer.from('__proto__')];
+    const decoded = decodeBinaryJson(frame(2, ...proto, 0x02, 0x61, 8, 2, 2, 8, 1, 4, 5, 2, 4, 5, 4)) as Record<string, unknown>;
+    expect(decoded).toEqual({ a: 2 });
+    expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+    expect(Object.prototype.hasOwnProperty.call(decoded, '__proto__')).toBe(false);
+    expect(({} as Record<string, unknown>)['a']).toBeUndefined();
+    // names: "1"; value: { 1: true }
+    expect(decodeBinaryJson(frame(1, 0x02, 0x31, 8, 1, 2, 4))).toBeUndefined();
+  });
+
+  it('decodes nesting far deeper than any stack without recursion', () => {
+    const depth = 200_000;
+    const bytes = new Uint8Array(2 + 2 * depth + 1).fill(1);
+    bytes.set([BINARY_JSON_VERSION, 0]);
+    for (let level = 0; level < depth; level++) bytes[2 + 2 * level] = 9;
+    let value = decodeBinaryJson(bytes);
+    let levels = 0;
+    while (Array.isArray(value)) {
+      value = (value as unknown[])[0];
+      levels += 1;
+    }
+    expect(levels).toBe(depth);
+    expect(value).toBeNull();
+    expect(planBinaryJson(bytes)?.plan.length).toBe(2 * depth - 1);
   });
 });
 
@@ -186,16 +286,15 @@ describe('encodeBinaryJson', () => {
   });
 });
 
-/** Runs one call on a ModuleInstance in this process and returns the result text it sent. */
-async function resultOf(source: string, prefix: string): Promise<string> {
-  const sent: WireMessage[] = [];
-  let settle: (text: string) => void = () => undefined;
-  const done = new Promise<string>((resolve) => {
+/** Runs one call on a ModuleInstance in this process and returns the result message it sent. */
+async function resultOf(source: string, prefix: string): Promise<WireMessage> {
+  let settle: (message: WireMessage) => void = () => undefined;
+  const done = new Promise<WireMessage>((resolve) => {
     settle = resolve;
   });
-  const instance = new ModuleInstance(1, { source, filename: 'fast.js', config: {}, memoryBytes: 64 * 1024 * 1024, stackBytes: 256 * 1024, loadTimeoutMs: 5000 }, (message) => {
-    sent.push(message);
-    if (message.op === 'result' && message.id === 1) settle(message.j ?? '');
+  const spec = { source, filename: 'fast.js', config: {}, memoryBytes: 64 * 1024 * 1024, stackBytes: 256 * 1024, loadTimeoutMs: 5000, listReadAhead: false };
+  const instance = new ModuleInstance(1, spec, (message) => {
+    if (message.op === 'result' && message.id === 1) settle(message);
   });
   instance.handle({ i: 1, op: 'call', id: 1, j: JSON.stringify({ method: 'list', args: [{ prefix }], timeoutMs: 5000 }) });
   instance.pump();
@@ -271,21 +370,22 @@ describe('results through the fast path and the fallback', () => {
   });
   afterAll(() => host.close());
 
-  it('a plain result is sent as the transcoded text', async () => {
-    transcoded.outcomes.length = 0;
-    const text = await resultOf(VALUES, 'plain');
-    const fast = transcoded.outcomes.at(-1);
-    expect(fast).toBeDefined();
-    expect(text).toBe(fast?.json);
-    expect(text.startsWith('{"ok":true,"value":{"entries":[{"path":"x"')).toBe(true);
-    expect(JSON.parse(text)).toMatchObject({ ok: true, value: { entries: [{ path: 'x', extra: { value: { entries: [{ path: 'a', size: 1 }, { path: 'b' }] } } }] } });
+  it('a plain result is sent in binary form', async () => {
+    planned.outcomes.length = 0;
+    const message = await resultOf(VALUES, 'plain');
+    expect(planned.outcomes.at(-1)).toBeDefined();
+    expect(message.j).toBeUndefined();
+    expect(message.b).toBeInstanceOf(Uint8Array);
+    expect(decodeBinaryJson(message.b as Uint8Array)).toMatchObject({ entries: [{ path: 'x', extra: { value: { entries: [{ path: 'a', size: 1 }, { path: 'b' }] } } }] });
   });
 
   it('a toJSON on a prototype sends the result through JSON.stringify instead', async () => {
-    transcoded.outcomes.length = 0;
-    const text = await resultOf(VALUES, 'classToJSON');
-    expect(transcoded.outcomes.at(-1)?.json).toContain('"p":{"x":1,"y":2}');
-    expect(JSON.parse(text)).toMatchObject({ ok: true, value: { entries: [{ extra: { value: { p: [1, 2] } } }] } });
+    planned.outcomes.length = 0;
+    const message = await resultOf(VALUES, 'classToJSON');
+    // The binary form was planned (it cannot see the toJSON), and the prelude's check refused it.
+    expect(planned.outcomes.at(-1)).toBeDefined();
+    expect(message.b).toBeUndefined();
+    expect(JSON.parse(message.j ?? '')).toMatchObject({ ok: true, value: { entries: [{ extra: { value: { p: [1, 2] } } }] } });
   });
 
   it.each([

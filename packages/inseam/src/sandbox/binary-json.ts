@@ -1,30 +1,39 @@
 /**
  * QuickJS's binary serialisation (`JS_WriteObject`/`JS_ReadObject`, which
  * `QuickJSContext.encodeBinaryJSON`/`decodeBinaryJSON` run) as the fast way data crosses the
- * QuickJS boundary in the sandbox process. Strings and JSON otherwise cross as text, copied by
- * emscripten's JavaScript loops and stringified or parsed by QuickJS's interpreter, which costs
- * several times more on a large listing.
+ * QuickJS boundary. Strings and JSON otherwise cross as text, copied by emscripten's JavaScript
+ * loops and stringified or parsed by QuickJS's interpreter, which costs several times more on a
+ * large listing.
  *
- * Out of QuickJS — `transcodeBinaryJson`. `JSON.stringify` inside QuickJS costs about 2 µs an
- * entry of a listing, its binary writer a tenth of that; this turns those bytes into the JSON text
- * `JSON.stringify` would have produced, or gives up and the caller uses `JSON.stringify`. The
- * binary form records each object's own enumerable data properties and each array's elements
- * (read as `JSON.stringify` reads them) but not prototypes, so it cannot see a `toJSON`. Hence the
+ * Out of QuickJS — `planBinaryJson` (sandbox process) and `decodeBinaryJson` (platform).
+ * `JSON.stringify` inside QuickJS costs about 2 µs an entry of a listing, its binary writer a tenth
+ * of that. The bytes go to the platform as they are, and the platform builds from them the value
+ * `JSON.parse` (as `parseUntrustedJson` runs it) would have built from `JSON.stringify`'s text. The
+ * binary form records each object's own enumerable data properties and each array's elements (read
+ * as `JSON.stringify` reads them) but not prototypes, so it cannot see a `toJSON`. Hence the
  * `plan`: a preorder walk over the value's objects and arrays that the prelude runs to confirm that
  * none has a `toJSON` of its own or a prototype other than `Object.prototype`, `Array.prototype` or
- * null (`plainData` in prelude.ts). Only when that holds is the text used. It gives up on anything
- * `JSON.stringify` may treat differently or that this reader does not know: another format
- * version, a Date, a boxed primitive, a BigInt, a typed array or ArrayBuffer, a repeated or cyclic
- * reference, an array-index property name (whose order `JSON.stringify` changes), undefined at the
- * top, trailing bytes. `JS_WriteObject` itself fails first on accessors, functions, symbols,
- * proxies, Maps and other exotic objects. The bytes come from QuickJS's writer, not from the
- * module, but are read defensively all the same (every length is checked against the input).
+ * null (`plainData` in prelude.ts). Only when that holds are the bytes sent; otherwise the result
+ * goes through `JSON.stringify` as text. The planner gives up on anything `JSON.stringify` may
+ * treat differently or that these readers do not know: another format version, a Date, a boxed
+ * primitive, a BigInt, a typed array or ArrayBuffer, a repeated or cyclic reference, an
+ * array-index property name (whose order `JSON.stringify` changes), undefined at the top, trailing
+ * bytes. `JS_WriteObject` itself fails first on accessors, functions, symbols, proxies, Maps and
+ * other exotic objects.
+ *
+ * The decoder refuses exactly what the planner gives up on, so a value the module sends reads the
+ * same whichever way it crossed; the bytes it reads come from a process that may have been taken
+ * over, so every length is checked against the input, nesting is walked without recursion, and
+ * nothing it builds is other than JSON data: plain objects and arrays, strings, finite numbers
+ * (−0 as 0), booleans and null, with no `__proto__`, `constructor` or `prototype` key (dropped, as
+ * `parseUntrustedJson` drops them).
  *
  * Into QuickJS — `encodeBinaryJson`: what `JSON.parse` made of a response body (parsed by V8) or a
  * long decoded text, written for `JS_ReadObject` to rebuild inside the runtime.
  */
+import { POISON_KEYS } from './results.js';
 
-/** The format version this reader knows (`BC_VERSION` of the bundled QuickJS). */
+/** The format version these readers know (`BC_VERSION` of the bundled QuickJS). */
 export const BINARY_JSON_VERSION = 5;
 
 const TAG_NULL = 1;
@@ -41,9 +50,7 @@ const TAG_ARRAY = 9;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
 const MAX_ARRAY_INDEX = 2 ** 32 - 2;
 
-export interface TranscodedValue {
-  /** The JSON text, exactly as `JSON.stringify` would write the value if the plan holds (between `before` and `after`). */
-  readonly json: string;
+export interface BinaryPlan {
   /**
    * The walk the prelude checks, in preorder. Each object or array contributes the number of its
    * children that are objects or arrays, then for each such child a selector — an array index
@@ -52,9 +59,9 @@ export interface TranscodedValue {
    */
   readonly plan: Int32Array;
   readonly names: readonly string[];
+  /** The top-level object's `cursor` property when it is a string (a list page's next cursor). */
+  readonly cursor?: string;
 }
-
-const encoder = new TextEncoder();
 
 class GiveUp extends Error {}
 
@@ -62,177 +69,56 @@ function giveUp(): never {
   throw new GiveUp();
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const HEX_DIGITS = new Uint8Array([48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102]);
-/** The short escape letter for a control character (`\b \t \n \f \r`), else 0. */
-const SHORT_ESCAPE = new Uint8Array(32);
-SHORT_ESCAPE[0x08] = 0x62;
-SHORT_ESCAPE[0x09] = 0x74;
-SHORT_ESCAPE[0x0a] = 0x6e;
-SHORT_ESCAPE[0x0c] = 0x66;
-SHORT_ESCAPE[0x0d] = 0x72;
-
-interface Frame {
-  readonly array: boolean;
-  /** Entries still to read. */
-  left: number;
-  /** Elements read so far (arrays), for the plan's selectors. */
-  index: number;
-  /** Whether nothing has been written inside it yet (no comma before the next member). */
-  empty: boolean;
-  /** Where the count of its object/array children sits in the plan. */
-  readonly countAt: number;
-  children: number;
-}
-
-interface PropertyName {
-  /** `"name":` as UTF-8. */
-  readonly literal: Uint8Array;
-  readonly ascii: boolean;
-  readonly arrayIndex: boolean;
-}
-
-/**
- * One pass over the bytes, writing UTF-8 as it goes. Tight loops over typed arrays and no
- * allocation per value: it runs over every byte of every result.
- */
-class Transcoder {
-  readonly #input: Uint8Array;
-  readonly #view: DataView;
-  #at = 0;
-  #out: Uint8Array;
-  #length = 0;
-  #ascii = true;
-  #plan = new Int32Array(256);
-  #planLength = 0;
+/** Reading the bytes: every length and count is checked against what is left of the input. */
+class BinaryReader {
+  protected readonly input: Uint8Array;
+  protected readonly view: DataView;
+  protected at = 0;
 
   constructor(input: Uint8Array) {
-    this.#input = input;
-    this.#view = new DataView(input.buffer, input.byteOffset, input.byteLength);
-    this.#out = new Uint8Array(Math.max(256, Math.ceil(input.length * 1.5)));
+    this.input = input;
+    this.view = new DataView(input.buffer, input.byteOffset, input.byteLength);
   }
 
-  run(before: string, after: string): TranscodedValue {
-    const input = this.#input;
-    if (this.#u8() !== BINARY_JSON_VERSION) giveUp();
-    const nameCount = this.#leb();
-    if (nameCount > input.length) giveUp();
+  /** The version byte and the atom table (property names). */
+  protected header(): string[] {
+    if (this.u8() !== BINARY_JSON_VERSION) giveUp();
+    const count = this.leb();
+    if (count > this.input.length - this.at) giveUp();
     const names: string[] = [];
-    const properties: PropertyName[] = [];
-    for (let i = 0; i < nameCount; i++) {
-      const name = this.#name();
-      names.push(name);
-      const literal = encoder.encode(`${JSON.stringify(name)}:`);
-      properties.push({ literal, ascii: literal.every((byte) => byte < 0x80), arrayIndex: ARRAY_INDEX.test(name) && Number(name) <= MAX_ARRAY_INDEX });
-    }
-    this.#text(before);
-    const frames: Frame[] = [];
-    const top = this.#u8();
-    if (top === TAG_OBJECT || top === TAG_ARRAY) this.#open(top, frames);
-    else if (top === TAG_UNDEFINED) giveUp();
-    else this.#scalar(top);
-
-    while (frames.length > 0) {
-      const frame = frames[frames.length - 1] as Frame;
-      if (frame.left === 0) {
-        this.#byte(frame.array ? 0x5d : 0x7d);
-        this.#plan[frame.countAt] = frame.children;
-        frames.pop();
-        continue;
-      }
-      frame.left -= 1;
-      let selector: number;
-      let property: PropertyName | undefined;
-      if (frame.array) {
-        selector = frame.index++;
-      } else {
-        const atom = this.#leb();
-        // An odd reference is an integer-keyed property; 0 is no name at all.
-        if ((atom & 1) === 1 || atom === 0) giveUp();
-        const index = atom / 2 - 1;
-        property = properties[index];
-        if (property === undefined || property.arrayIndex) giveUp();
-        selector = -(index + 1);
-      }
-      const tag = this.#u8();
-      if (tag === TAG_UNDEFINED && property !== undefined) continue;
-      if (!frame.empty) this.#byte(0x2c);
-      frame.empty = false;
-      if (property !== undefined) {
-        this.#bytes(property.literal);
-        if (!property.ascii) this.#ascii = false;
-      }
-      if (tag === TAG_UNDEFINED) {
-        this.#text('null');
-      } else if (tag === TAG_OBJECT || tag === TAG_ARRAY) {
-        frame.children += 1;
-        this.#planPush(selector);
-        this.#open(tag, frames);
-      } else {
-        this.#scalar(tag);
-      }
-    }
-    if (this.#at !== input.length) giveUp();
-    this.#text(after);
-    const output = Buffer.from(this.#out.buffer, this.#out.byteOffset, this.#length);
-    return {
-      // Results are nearly always ASCII; a one-byte string is a plain copy.
-      json: output.toString(this.#ascii ? 'latin1' : 'utf8'),
-      plan: this.#plan.slice(0, this.#planLength),
-      names,
-    };
+    for (let i = 0; i < count; i++) names.push(this.string());
+    return names;
   }
 
-  #open(tag: number, frames: Frame[]): void {
-    const count = this.#leb();
-    // Every entry takes at least one byte, so a count beyond the input is a lie.
-    if (count > this.#input.length - this.#at) giveUp();
-    this.#byte(tag === TAG_ARRAY ? 0x5b : 0x7b);
-    frames.push({ array: tag === TAG_ARRAY, left: count, index: 0, empty: true, countAt: this.#planPush(0), children: 0 });
+  /** The property name index an object member's atom reference stands for (QuickJS's 2 × (index + 1)). */
+  protected atom(names: readonly string[]): number {
+    const atom = this.leb();
+    // An odd reference is an integer-keyed property; 0 is no name at all.
+    if ((atom & 1) === 1 || atom === 0) giveUp();
+    const index = atom / 2 - 1;
+    if (index >= names.length) giveUp();
+    return index;
   }
 
-  #scalar(tag: number): void {
-    switch (tag) {
-      case TAG_NULL:
-        this.#text('null');
-        return;
-      case TAG_FALSE:
-        this.#text('false');
-        return;
-      case TAG_TRUE:
-        this.#text('true');
-        return;
-      case TAG_INT32:
-        this.#integer(this.#sleb());
-        return;
-      case TAG_FLOAT64: {
-        if (this.#at + 8 > this.#input.length) giveUp();
-        const value = this.#view.getFloat64(this.#at, true);
-        this.#at += 8;
-        this.#text(Number.isFinite(value) ? String(value) : 'null');
-        return;
-      }
-      case TAG_STRING:
-        this.#string();
-        return;
-      default:
-        giveUp();
-    }
+  /** An object's or array's entry count; every entry takes at least one byte, so a count beyond the input is a lie. */
+  protected count(): number {
+    const count = this.leb();
+    if (count > this.input.length - this.at) giveUp();
+    return count;
   }
 
-  #u8(): number {
-    if (this.#at >= this.#input.length) giveUp();
-    return this.#input[this.#at++] as number;
+  protected u8(): number {
+    if (this.at >= this.input.length) giveUp();
+    return this.input[this.at++] as number;
   }
 
   /** Unsigned LEB128, at most 32 bits (QuickJS's bc_get_leb128). */
-  #leb(): number {
-    const first = this.#u8();
+  protected leb(): number {
+    const first = this.u8();
     if (first < 0x80) return first;
     let value = first & 0x7f;
     for (let shift = 7; shift < 35; shift += 7) {
-      const byte = this.#u8();
+      const byte = this.u8();
       value += (byte & 0x7f) * 2 ** shift;
       if (byte < 0x80) {
         if (value > 0xffffffff) giveUp();
@@ -243,61 +129,121 @@ class Transcoder {
   }
 
   /** Zig-zag signed LEB128 (bc_get_sleb128). */
-  #sleb(): number {
-    const value = this.#leb();
+  protected sleb(): number {
+    const value = this.leb();
     return (value >>> 1) ^ -(value & 1);
   }
 
-  #reserve(count: number): void {
-    if (this.#length + count <= this.#out.length) return;
-    let size = this.#out.length * 2;
-    while (size < this.#length + count) size *= 2;
-    const grown = new Uint8Array(size);
-    grown.set(this.#out.subarray(0, this.#length));
-    this.#out = grown;
+  protected float64(): number {
+    if (this.at + 8 > this.input.length) giveUp();
+    const value = this.view.getFloat64(this.at, true);
+    this.at += 8;
+    return value;
   }
 
-  #byte(value: number): void {
-    this.#reserve(1);
-    this.#out[this.#length++] = value;
+  /** A string's header, checked against the input: its length in bytes and whether its units are 16-bit. */
+  protected stringBytes(): { readonly size: number; readonly wide: boolean } {
+    const header = this.leb();
+    const wide = (header & 1) === 1;
+    const size = wide ? Math.floor(header / 2) * 2 : Math.floor(header / 2);
+    if (this.at + size > this.input.length) giveUp();
+    return { size, wide };
   }
 
-  #bytes(source: Uint8Array): void {
-    this.#reserve(source.length);
-    const out = this.#out;
-    let length = this.#length;
-    for (let i = 0; i < source.length; i++) out[length++] = source[i] as number;
-    this.#length = length;
+  /** A string, one-byte (latin1) or 16-bit units (lone surrogates kept, as `JSON.parse` of `JSON.stringify`'s escapes gives them back). */
+  protected string(): string {
+    const { size, wide } = this.stringBytes();
+    const text = Buffer.from(this.input.buffer, this.input.byteOffset + this.at, size).toString(wide ? 'utf16le' : 'latin1');
+    this.at += size;
+    return text;
   }
 
-  /** ASCII text of our own (literals, numbers). */
-  #text(text: string): void {
-    this.#reserve(text.length);
-    const out = this.#out;
-    let length = this.#length;
-    for (let i = 0; i < text.length; i++) out[length++] = text.charCodeAt(i);
-    this.#length = length;
+  /** Past a string, unread. */
+  protected skipString(): void {
+    const { size } = this.stringBytes();
+    this.at += size;
   }
 
-  #integer(value: number): void {
-    this.#reserve(11);
-    const out = this.#out;
-    let rest = value;
-    if (rest < 0) {
-      out[this.#length++] = 0x2d;
-      // -2^31 has no positive int32; as a float its digits come out right all the same.
-      rest = -rest;
+  protected end(): void {
+    if (this.at !== this.input.length) giveUp();
+  }
+}
+
+function isArrayIndex(name: string): boolean {
+  return ARRAY_INDEX.test(name) && Number(name) <= MAX_ARRAY_INDEX;
+}
+
+interface PlanFrame {
+  readonly array: boolean;
+  /** Entries still to read. */
+  left: number;
+  /** Elements read so far (arrays), for the plan's selectors. */
+  index: number;
+  /** Where the count of its object/array children sits in the plan. */
+  readonly countAt: number;
+  children: number;
+}
+
+/** The sandbox process's walk: checks the bytes as the decoder will and writes the plan, without building the value. */
+class Planner extends BinaryReader {
+  #plan = new Int32Array(256);
+  #planLength = 0;
+
+  run(): BinaryPlan {
+    const names = this.header();
+    const refused = names.map(isArrayIndex);
+    const cursorIndex = names.indexOf('cursor');
+    let cursor: string | undefined;
+    const frames: PlanFrame[] = [];
+    const top = this.u8();
+    if (top === TAG_OBJECT || top === TAG_ARRAY) this.#open(top, frames);
+    else if (top === TAG_UNDEFINED) giveUp();
+    else this.#scalar(top);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1] as PlanFrame;
+      if (frame.left === 0) {
+        this.#plan[frame.countAt] = frame.children;
+        frames.pop();
+        continue;
+      }
+      frame.left -= 1;
+      let selector: number;
+      let name = -1;
+      if (frame.array) {
+        selector = frame.index++;
+      } else {
+        name = this.atom(names);
+        if (refused[name] === true) giveUp();
+        selector = -(name + 1);
+      }
+      const tag = this.u8();
+      if (tag === TAG_OBJECT || tag === TAG_ARRAY) {
+        frame.children += 1;
+        this.#push(selector);
+        this.#open(tag, frames);
+      } else if (tag === TAG_STRING && cursorIndex >= 0 && name === cursorIndex && frames.length === 1) {
+        cursor = this.string();
+      } else if (tag !== TAG_UNDEFINED) {
+        this.#scalar(tag);
+      }
     }
-    let digits = 1;
-    for (let bound = 10; rest >= bound && digits < 10; bound *= 10) digits++;
-    for (let i = this.#length + digits - 1; i >= this.#length; i--) {
-      out[i] = 48 + (rest % 10);
-      rest = Math.floor(rest / 10);
-    }
-    this.#length += digits;
+    this.end();
+    return { plan: this.#plan.slice(0, this.#planLength), names, ...(cursor === undefined ? {} : { cursor }) };
   }
 
-  #planPush(value: number): number {
+  #open(tag: number, frames: PlanFrame[]): void {
+    const count = this.count();
+    frames.push({ array: tag === TAG_ARRAY, left: count, index: 0, countAt: this.#push(0), children: 0 });
+  }
+
+  #scalar(tag: number): void {
+    if (tag === TAG_STRING) this.skipString();
+    else if (tag === TAG_INT32) this.leb();
+    else if (tag === TAG_FLOAT64) this.float64();
+    else if (tag !== TAG_NULL && tag !== TAG_FALSE && tag !== TAG_TRUE) giveUp();
+  }
+
+  #push(value: number): number {
     if (this.#planLength === this.#plan.length) {
       const grown = new Int32Array(this.#plan.length * 2);
       grown.set(this.#plan);
@@ -306,133 +252,117 @@ class Transcoder {
     this.#plan[this.#planLength] = value;
     return this.#planLength++;
   }
-
-  /** A string's header: its length in code units, and (in the low bit of the answer) whether they are 16-bit. */
-  #stringHeader(): number {
-    const header = this.#leb();
-    const length = Math.floor(header / 2);
-    if (this.#at + ((header & 1) === 1 ? length * 2 : length) > this.#input.length) giveUp();
-    return header;
-  }
-
-  /** A property name as a JavaScript string. */
-  #name(): string {
-    const header = this.#stringHeader();
-    const wide = (header & 1) === 1;
-    const size = wide ? Math.floor(header / 2) * 2 : Math.floor(header / 2);
-    const text = Buffer.from(this.#input.buffer, this.#input.byteOffset + this.#at, size).toString(wide ? 'utf16le' : 'latin1');
-    this.#at += size;
-    return text;
-  }
-
-  /** A string value, written as a JSON string literal in UTF-8. */
-  #string(): void {
-    const header = this.#stringHeader();
-    const count = Math.floor(header / 2);
-    if ((header & 1) === 1) {
-      this.#wideString(count);
-      return;
-    }
-    // At most 6 output bytes a unit (\u00XX), plus the quotes.
-    this.#reserve(count * 6 + 2);
-    const input = this.#input;
-    const out = this.#out;
-    let length = this.#length;
-    out[length++] = QUOTE;
-    const end = this.#at + count;
-    for (let at = this.#at; at < end; at++) {
-      const unit = input[at] as number;
-      if (unit >= 0x20 && unit < 0x80) {
-        if (unit === QUOTE || unit === BACKSLASH) out[length++] = BACKSLASH;
-        out[length++] = unit;
-      } else if (unit >= 0x80) {
-        this.#ascii = false;
-        out[length++] = 0xc0 | (unit >> 6);
-        out[length++] = 0x80 | (unit & 0x3f);
-      } else {
-        length = escapeControl(out, length, unit);
-      }
-    }
-    out[length++] = QUOTE;
-    this.#length = length;
-    this.#at = end;
-  }
-
-  #wideString(count: number): void {
-    this.#ascii = false;
-    // At most 6 output bytes a unit (\uXXXX; a surrogate pair is 4 bytes for 2 units).
-    this.#reserve(count * 6 + 2);
-    const input = this.#input;
-    const out = this.#out;
-    let length = this.#length;
-    out[length++] = QUOTE;
-    const end = this.#at + count * 2;
-    for (let at = this.#at; at < end; at += 2) {
-      const unit = (input[at] as number) | ((input[at + 1] as number) << 8);
-      if (unit < 0x80) {
-        if (unit >= 0x20) {
-          if (unit === QUOTE || unit === BACKSLASH) out[length++] = BACKSLASH;
-          out[length++] = unit;
-        } else {
-          length = escapeControl(out, length, unit);
-        }
-      } else if (unit < 0x800) {
-        out[length++] = 0xc0 | (unit >> 6);
-        out[length++] = 0x80 | (unit & 0x3f);
-      } else if (unit < 0xd800 || unit > 0xdfff) {
-        out[length++] = 0xe0 | (unit >> 12);
-        out[length++] = 0x80 | ((unit >> 6) & 0x3f);
-        out[length++] = 0x80 | (unit & 0x3f);
-      } else {
-        const next = unit <= 0xdbff && at + 2 < end ? (input[at + 2] as number) | ((input[at + 3] as number) << 8) : 0;
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          const point = 0x10000 + ((unit - 0xd800) << 10) + (next - 0xdc00);
-          out[length++] = 0xf0 | (point >> 18);
-          out[length++] = 0x80 | ((point >> 12) & 0x3f);
-          out[length++] = 0x80 | ((point >> 6) & 0x3f);
-          out[length++] = 0x80 | (point & 0x3f);
-          at += 2;
-        } else {
-          // A lone surrogate: JSON.stringify escapes it rather than write invalid UTF-16.
-          length = unicodeEscape(out, length, unit);
-        }
-      }
-    }
-    out[length++] = QUOTE;
-    this.#length = length;
-    this.#at = end;
-  }
 }
 
-/** `\b \t \n \f \r` or `\u00XX` for a control character; returns the new length. */
-function escapeControl(out: Uint8Array, length: number, unit: number): number {
-  const short = SHORT_ESCAPE[unit] as number;
-  if (short === 0) return unicodeEscape(out, length, unit);
-  out[length++] = BACKSLASH;
-  out[length++] = short;
-  return length;
+interface DecodeFrame {
+  readonly target: unknown[] | Record<string, unknown>;
+  readonly array: boolean;
+  left: number;
 }
 
-/** `\uXXXX` in lower-case hex, as JSON.stringify writes it; returns the new length. */
-function unicodeEscape(out: Uint8Array, length: number, unit: number): number {
-  out[length++] = BACKSLASH;
-  out[length++] = 0x75;
-  out[length++] = HEX_DIGITS[(unit >> 12) & 0xf] as number;
-  out[length++] = HEX_DIGITS[(unit >> 8) & 0xf] as number;
-  out[length++] = HEX_DIGITS[(unit >> 4) & 0xf] as number;
-  out[length++] = HEX_DIGITS[unit & 0xf] as number;
-  return length;
+/** Property names the decoder refuses (array indices) or drops (the poison keys). */
+const REFUSED = 1;
+const DROPPED = 2;
+
+/** The platform's reader: builds the value, JSON data only. */
+class Decoder extends BinaryReader {
+  /** The whole input as one-byte text: a one-byte string is then a slice of it, not a native call. */
+  #latin1 = '';
+
+  run(): unknown {
+    const names = this.header();
+    const kinds = names.map((name) => (isArrayIndex(name) ? REFUSED : POISON_KEYS.has(name) ? DROPPED : 0));
+    this.#latin1 = Buffer.from(this.input.buffer, this.input.byteOffset, this.input.byteLength).toString('latin1');
+    const frames: DecodeFrame[] = [];
+    const top = this.u8();
+    if (top === TAG_UNDEFINED) giveUp();
+    const root = this.#value(top, frames);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1] as DecodeFrame;
+      if (frame.left === 0) {
+        frames.pop();
+        continue;
+      }
+      frame.left -= 1;
+      if (frame.array) {
+        const tag = this.u8();
+        (frame.target as unknown[]).push(tag === TAG_UNDEFINED ? null : this.#value(tag, frames));
+        continue;
+      }
+      const name = this.atom(names);
+      const kind = kinds[name];
+      if (kind === REFUSED) giveUp();
+      const tag = this.u8();
+      if (tag === TAG_UNDEFINED) continue;
+      const value = this.#value(tag, frames);
+      // A dropped key's value is still read (its bytes must be well-formed), then left out.
+      if (kind !== DROPPED) (frame.target as Record<string, unknown>)[names[name] as string] = value;
+    }
+    this.end();
+    return root;
+  }
+
+  /** A scalar, or a new empty object or array whose entries the loop then reads. */
+  #value(tag: number, frames: DecodeFrame[]): unknown {
+    switch (tag) {
+      case TAG_NULL:
+        return null;
+      case TAG_FALSE:
+        return false;
+      case TAG_TRUE:
+        return true;
+      case TAG_INT32:
+        return this.sleb();
+      case TAG_FLOAT64: {
+        const value = this.float64();
+        // JSON.stringify writes −0 as 0 and NaN and the infinities as null.
+        return Number.isFinite(value) ? value + 0 : null;
+      }
+      case TAG_STRING:
+        return this.#text();
+      case TAG_OBJECT:
+      case TAG_ARRAY: {
+        const left = this.count();
+        const target = tag === TAG_ARRAY ? [] : {};
+        frames.push({ target, array: tag === TAG_ARRAY, left });
+        return target;
+      }
+      default:
+        return giveUp();
+    }
+  }
+
+  #text(): string {
+    const { size, wide } = this.stringBytes();
+    const start = this.at;
+    this.at += size;
+    if (!wide) return this.#latin1.slice(start, start + size);
+    return Buffer.from(this.input.buffer, this.input.byteOffset + start, size).toString('utf16le');
+  }
 }
 
 /**
- * The JSON text of a value from its binary form — between `before` and `after`, so a caller that
- * wraps it gets one flat string — and the plan that must hold for the text to be what
- * `JSON.stringify` produces; undefined when the value needs `JSON.stringify` itself. `before` and
- * `after` must be ASCII.
+ * The plan (and a list page's cursor) of a value's binary form, for the prelude to check before
+ * the bytes are sent; undefined when the value needs `JSON.stringify` instead. Never throws on bad bytes.
  */
-export function transcodeBinaryJson(bytes: Uint8Array, before = '', after = ''): TranscodedValue | undefined {
+export function planBinaryJson(bytes: Uint8Array): BinaryPlan | undefined {
   try {
-    return new Transcoder(bytes).run(before, after);
+    return new Planner(bytes).run();
+  } catch (error) {
+    if (error instanceof GiveUp) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The value a result's binary form stands for, as `parseUntrustedJson(JSON.stringify(value))`
+ * would give it: JSON data only, `__proto__`, `constructor` and `prototype` keys dropped. Undefined
+ * for bytes the planner would not have passed — truncated, trailing, forged or unknown. Never
+ * throws on bad bytes, and needs no stack for deep nesting.
+ */
+export function decodeBinaryJson(bytes: Uint8Array): unknown {
+  try {
+    return new Decoder(bytes).run();
   } catch (error) {
     if (error instanceof GiveUp) return undefined;
     throw error;

@@ -28,7 +28,8 @@ import {
   isConnectorError,
   type ConnectorError,
 } from '@neuralis/package-system/contracts';
-import { LOG_LEVELS, MAX_CHUNK_BYTES, type CallMethod, type CallSpec, type FetchAsk, type FetchFailure, type FetchHead, type LoadSpec, type LogLevel, type ModuleErrorInfo, type RuntimeReset, type SandboxLimitKind, type WireMessage } from './protocol.js';
+import { LOG_LEVELS, MAX_CHUNK_BYTES, STREAM_WINDOW, type CallMethod, type CallSpec, type FetchAsk, type FetchFailure, type FetchHead, type LoadSpec, type LogLevel, type ModuleErrorInfo, type RuntimeReset, type SandboxLimitKind, type WireMessage } from './protocol.js';
+import { decodeBinaryJson } from './binary-json.js';
 import { callError, moduleText, parseUntrustedJson, readChangeEvent } from './results.js';
 import { SandboxedConnector, type ModuleCalls } from './sandboxed-connector.js';
 import { InboundStream, OutboundPump } from './wire-streams.js';
@@ -75,6 +76,16 @@ export interface SandboxHostOptions {
   readonly maxRestarts?: number;
   /** Default 60 000. */
   readonly restartWindowMs?: number;
+  /**
+   * Read listings one page ahead (default true). Once a caller continues a listing with the cursor
+   * its previous page returned, the sandbox process runs list() for the next page's cursor as soon
+   * as the current page is sent, so the module works while the platform checks the page; the page
+   * is answered from there when the caller asks for exactly that cursor next (same prefix, since
+   * and order) within 10 s, and discarded otherwise. It costs at most one list() call the caller
+   * never asked for at the end of a listing it stops paging through (for a module that fetches:
+   * one request more). False: every list() runs when it is asked for.
+   */
+  readonly listReadAhead?: boolean;
 }
 
 export interface SandboxModuleSpec {
@@ -138,6 +149,7 @@ export class SandboxHost {
   readonly #log: SandboxLogSink;
   readonly #maxRestarts: number;
   readonly #restartWindowMs: number;
+  readonly #listReadAhead: boolean;
   readonly #instances = new Map<number, Instance>();
   #child: ChildProcess | undefined;
   #generation = 0;
@@ -152,6 +164,7 @@ export class SandboxHost {
     this.#log = options.log ?? (() => undefined);
     this.#maxRestarts = options.maxRestarts ?? 5;
     this.#restartWindowMs = options.restartWindowMs ?? 60_000;
+    this.#listReadAhead = options.listReadAhead ?? true;
   }
 
   /** The sandbox process's pid, while one runs. */
@@ -215,6 +228,7 @@ export class SandboxHost {
       memoryBytes: limits.memoryBytes,
       stackBytes: limits.stackBytes,
       loadTimeoutMs: limits.loadTimeoutMs,
+      listReadAhead: this.#listReadAhead,
     };
     const instance: Instance = {
       id: ++this.#ids,
@@ -375,7 +389,7 @@ export class SandboxHost {
   #onMessage(instance: Instance, message: WireMessage): void {
     switch (message.op) {
       case 'result':
-        this.#onResult(instance, message.id, message.j ?? '');
+        this.#onResult(instance, message.id, message.j ?? '', message.b);
         return;
       case 'fetch':
         this.#onFetch(instance, message.id, message.j ?? '', message.b);
@@ -412,17 +426,23 @@ export class SandboxHost {
     }
   }
 
-  #onResult(instance: Instance, id: number, text: string): void {
+  /** `bytes`: a successful outcome's value in QuickJS's binary form (list and webhook results); otherwise `text` is the outcome. */
+  #onResult(instance: Instance, id: number, text: string, bytes: Uint8Array | undefined): void {
     const call = instance.calls.get(id);
     if (call === undefined) return;
     instance.calls.delete(id);
     clearTimeout(call.backstop);
     if (call.body !== undefined) instance.outbound.get(call.body)?.cancel();
     let outcome: unknown;
-    try {
-      outcome = parseUntrustedJson(text);
-    } catch {
-      outcome = undefined;
+    if (bytes !== undefined) {
+      const value = decodeBinaryJson(bytes);
+      outcome = value === undefined ? undefined : { ok: true, value };
+    } else {
+      try {
+        outcome = parseUntrustedJson(text);
+      } catch {
+        outcome = undefined;
+      }
     }
     if (typeof outcome !== 'object' || outcome === null || typeof (outcome as { ok?: unknown }).ok !== 'boolean') {
       this.#fail(instance, call, new ConnectorFailedError(`The ${instance.label} connector's ${call.method}() produced no readable result.`));
@@ -477,7 +497,8 @@ export class SandboxHost {
     return stream.stream;
   }
 
-  #openOutbound(instance: Instance, source: ReadableStream<Uint8Array>, id = this.#nextId()): number {
+  /** `granted`: chunks the sandbox side counts as granted from the start (see protocol.ts). */
+  #openOutbound(instance: Instance, source: ReadableStream<Uint8Array>, id = this.#nextId(), granted = 0): number {
     const pump = new OutboundPump(
       source,
       {
@@ -486,6 +507,7 @@ export class SandboxHost {
         error: (message) => this.#send({ i: instance.id, op: 'error', id, j: JSON.stringify(message) }),
       },
       () => instance.outbound.delete(id),
+      granted,
     );
     instance.outbound.set(id, pump);
     return id;
@@ -538,7 +560,7 @@ export class SandboxHost {
         const head: FetchHead = {
           status: response.status,
           headers: Object.entries(response.headers),
-          body: response.body === null ? null : this.#openOutbound(instance, response.body),
+          body: response.body === null ? null : this.#openOutbound(instance, response.body, undefined, STREAM_WINDOW),
         };
         this.#send({ i: instance.id, op: 'fetchHead', id, j: JSON.stringify(head) });
       },
@@ -699,7 +721,8 @@ function wireMessage(raw: unknown): WireMessage | undefined {
   if (typeof i !== 'number' || typeof op !== 'string' || typeof id !== 'number' || !Number.isFinite(id)) return undefined;
   if (j !== undefined && typeof j !== 'string') return undefined;
   if (b !== undefined && !(b instanceof Uint8Array)) return undefined;
-  if (b !== undefined && b.byteLength > MAX_CHUNK_BYTES && op !== 'fetch') return undefined;
+  // Stream chunks are bounded; an inline request body and a binary result are as large as they are.
+  if (b !== undefined && b.byteLength > MAX_CHUNK_BYTES && op !== 'fetch' && op !== 'result') return undefined;
   return { i, op: op as WireMessage['op'], id, ...(j === undefined ? {} : { j }), ...(b === undefined ? {} : { b }) };
 }
 

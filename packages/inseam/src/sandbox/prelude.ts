@@ -79,10 +79,11 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
   // properties but not prototypes, so it cannot honour a toJSON. plainData confirms, along the
   // encoder's plan (every object and array of the value, in preorder), that no object or array has
   // a toJSON of its own or a prototype other than Object.prototype, Array.prototype or null, and
-  // that neither prototype has gained a toJSON; then the encoded text is what JSON.stringify would
-  // write. It calls only intrinsics captured here and reads only the data properties the encoder
-  // saw (an accessor on an array element, which the encoder had to call, is read again), so module
-  // code does not otherwise run; its stacks are null-prototype objects, beyond a module's setters.
+  // that neither prototype has gained a toJSON; then the platform reads from the encoded bytes what
+  // it would have read from JSON.stringify's text. It calls only intrinsics captured here and reads
+  // only the data properties the encoder saw (an accessor on an array element, which the encoder
+  // had to call, is read again), so module code does not otherwise run; its stacks are
+  // null-prototype objects, beyond a module's setters.
   const encodeResult = host.encodeResult;
   const getPrototypeOf = Object.getPrototypeOf;
   const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -98,26 +99,42 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
     if (getOwnPropertyDescriptor(ArrayPrototype, 'toJSON') !== undefined || getPrototypeOf(ArrayPrototype) !== ObjectPrototype) return false;
     if (value === null || typeof value !== 'object') return true;
     const plan = new I32(planBuffer);
-    if (plan.length === 0 || !plainContainer(value)) return false;
+    const length = plan.length;
+    if (length === 0 || !plainContainer(value)) return false;
     const nodes = { __proto__: null, 0: value };
-    const left = new I32(plan.length);
+    const left = new I32(length);
     left[0] = plan[0];
     let depth = 1;
     let at = 1;
     while (depth > 0) {
       const top = depth - 1;
-      if (left[top] === 0) { depth = top; continue; }
-      left[top]--;
-      if (at + 1 >= plan.length) return false;
-      const selector = plan[at++];
       const parent = nodes[top];
-      const child = selector < 0 ? parent[names[-selector - 1]] : parent[selector];
-      if (child === null || typeof child !== 'object' || !plainContainer(child)) return false;
-      nodes[depth] = child;
-      left[depth] = plan[at++];
-      depth++;
+      let remaining = left[top];
+      let descended = false;
+      // One node's children in a tight loop; a child with children of its own is entered, and
+      // this node resumes after it.
+      while (remaining > 0) {
+        remaining--;
+        if (at + 1 >= length) return false;
+        const selector = plan[at];
+        const count = plan[at + 1];
+        at += 2;
+        const child = selector < 0 ? parent[names[-selector - 1]] : parent[selector];
+        if (child === null || typeof child !== 'object') return false;
+        const proto = getPrototypeOf(child);
+        if ((proto !== ObjectPrototype && proto !== ArrayPrototype && proto !== null) || 'toJSON' in child) return false;
+        if (count !== 0) {
+          left[top] = remaining;
+          nodes[depth] = child;
+          left[depth] = count;
+          depth++;
+          descended = true;
+          break;
+        }
+      }
+      if (!descended) depth = top;
     }
-    return at === plan.length;
+    return at === length;
   }
 
   // ---- DOMException, Event, EventTarget -------------------------------------------------------
@@ -1236,8 +1253,9 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
   }
   // Inbound: a platform stream read by the module (write() bodies, fetch response bodies).
   const inbound = new Map();
-  function openInbound(id) {
-    const st = { controller: null, outstanding: 0 };
+  // granted: the producer starts with the whole window of credit (fetch response bodies).
+  function openInbound(id, granted) {
+    const st = { controller: null, outstanding: granted ? WINDOW : 0 };
     inbound.set(id, st);
     return new ReadableStream({
       start(controller) { st.controller = controller; },
@@ -1298,17 +1316,21 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
   }
   function fetchHead(id, json) {
     const pending = fetches.get(id);
-    if (pending === undefined) return;
+    const head = parse(json);
+    if (pending === undefined) {
+      // Aborted before the answer came: the platform's side of the body is released at once.
+      if (typeof head.body === 'number') post('cancel', head.body);
+      return;
+    }
     fetches.delete(id);
     pending.signal.removeEventListener('abort', pending.onAbort);
-    const head = parse(json);
     const response = new Response(null, { status: 200 });
     const state = response[S];
     state.status = head.status;
     state.headers = new Headers(head.headers);
     state.url = pending.url;
     if (head.body !== null) {
-      const stream = openInbound(head.body);
+      const stream = openInbound(head.body, true);
       state.body = { bytes: null, stream, type: null };
       pending.signal.addEventListener('abort', () => { handled(stream.cancel(pending.signal.reason)); }, { once: true });
     }
@@ -1371,7 +1393,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
     activeCalls--;
     quiesce();
   }
-  // The result as the value handed to host.encodeResult, already JSON in the sandbox process.
+  // The result as the value handed to host.encodeResult, already encoded in the sandbox process.
   function settleEncoded(id) {
     post('resultEncoded', id);
     activeCalls--;

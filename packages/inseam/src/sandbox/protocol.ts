@@ -9,8 +9,10 @@
  *
  * Streams (read results, write bodies, fetch bodies) are credit-based: the consumer grants `credit`
  * in chunks, the producer sends at most that many `chunk`s (each at most MAX_CHUNK_BYTES), then
- * `end` or `error`; the consumer may `cancel`. Stream ids are allocated by the producing side; the
- * op tells which side's table an id belongs to, so the two numberings never collide.
+ * `end` or `error`; the consumer may `cancel`. A fetch response body starts with STREAM_WINDOW
+ * chunks of credit already granted (the prelude would grant them as soon as it saw the head), so
+ * its first chunks follow the head without a round trip. Stream ids are allocated by the producing
+ * side; the op tells which side's table an id belongs to, so the two numberings never collide.
  *
  * Everything the child sends is untrusted input to the platform: a process that QuickJS was
  * escaped in could send anything, so the platform checks every field.
@@ -38,7 +40,7 @@ export type PlatformOp =
 
 /** Child → platform. */
 export type ChildOp =
-  | 'result' // id: call id; j: CallOutcome
+  | 'result' // id: call id; j: CallOutcome, or b: a successful outcome's value in QuickJS's binary form (binary-json.ts)
   | 'fetch' // id: fetch id; j: FetchAsk; b: inline body
   | 'fetchAbort' // id: fetch id
   | 'log' // id: LOG_LEVELS index; j: the line (a JSON string)
@@ -67,6 +69,12 @@ export interface LoadSpec {
   readonly memoryBytes: number;
   readonly stackBytes: number;
   readonly loadTimeoutMs: number;
+  /**
+   * Whether a listing being paged through is read one page ahead (see READ_AHEAD in runtime.ts):
+   * once a list() call continues the listing from the cursor the previous page returned, the
+   * sandbox process runs list() for the next cursor as soon as that page is done.
+   */
+  readonly listReadAhead: boolean;
 }
 
 /** The host Connector methods a call may name, plus `init` (createConnector) and `unwatch`. */

@@ -25,7 +25,7 @@ import {
 import type { ModuleErrorInfo, SandboxLimitKind } from './protocol.js';
 
 /** Keys a merge elsewhere could turn into prototype writes; they never survive parsing. */
-const POISON_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const POISON_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const MAY_CARRY_POISON = /"(?:__proto__|constructor|prototype)"\s*:/;
 
 /**

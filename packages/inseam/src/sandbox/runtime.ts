@@ -15,8 +15,9 @@
  * module, and host functions answer bad input with errors made here (no host stack or path).
  */
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
-import { encodeBinaryJson, transcodeBinaryJson, type TranscodedValue } from './binary-json.js';
+import { encodeBinaryJson, planBinaryJson, type BinaryPlan } from './binary-json.js';
 import { PRELUDE_SOURCE } from './prelude.js';
+import { cursorInOutcome, listCallOf, nextPageSpec, ReadAheads, type ListCall } from './read-ahead.js';
 import {
   LOG_LEVELS,
   MAX_CHUNK_BYTES,
@@ -55,8 +56,8 @@ interface Vm {
   interruptAt: number;
   interrupted: boolean;
   dead: boolean;
-  /** The outcome text (`{"ok":true,"value":…}`) of the result `encodeResult` encoded last, until the prelude settles or drops it. */
-  encoded: string | undefined;
+  /** The binary form of the result `encodeResult` encoded last, and its page's cursor, until the prelude settles or drops it. */
+  encoded: { readonly bytes: Uint8Array; readonly cursor: string | undefined } | undefined;
 }
 
 interface PendingCall {
@@ -66,6 +67,13 @@ interface PendingCall {
 }
 
 type Send = (message: WireMessage) => void;
+
+/** A call's outcome: its JSON text, or the value of a successful one in QuickJS's binary form. */
+type Outcome = string | Uint8Array;
+
+function succeeded(outcome: Outcome): boolean {
+  return typeof outcome !== 'string' || outcome.startsWith('{"ok":true');
+}
 
 export class ModuleInstance {
   readonly #id: number;
@@ -82,6 +90,11 @@ export class ModuleInstance {
   #logLines = 0;
   #logDropped = 0;
   #disposed = false;
+  readonly #readAhead = new ReadAheads();
+  /** The platform's list() calls in flight, for the read-ahead decision when each ends. */
+  readonly #listCalls = new Map<number, ListCall>();
+  /** The last id given to a read-ahead call (they count down from −1; platform ids are positive). */
+  #aheadIds = 0;
 
   constructor(id: number, spec: LoadSpec, send: Send) {
     this.#id = id;
@@ -138,6 +151,8 @@ export class ModuleInstance {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#waiting = [];
+    this.#readAhead.clear();
+    this.#listCalls.clear();
   }
 
   async #start(): Promise<void> {
@@ -222,7 +237,7 @@ export class ModuleInstance {
         if (limit !== undefined) {
           this.#breach(vm, limit, limit === 'time' ? this.#timeMessage() : `The module hit the ${limit} limit while loading.`);
         } else {
-          this.#settle(vm, INIT_CALL, JSON.stringify({ ok: false, error: { ...info, message: `The module failed to load: ${info.message ?? ''}` } }));
+          this.#settle(vm, INIT_CALL, JSON.stringify({ ok: false, error: { ...info, message: `The module failed to load: ${info.message ?? ''}` } }), undefined);
         }
         return undefined;
       }
@@ -235,18 +250,90 @@ export class ModuleInstance {
 
   #beginCall(vm: Vm, message: WireMessage): void {
     let timeoutMs = this.#spec.loadTimeoutMs;
+    let spec: unknown;
     try {
-      const spec = JSON.parse(message.j ?? '{}') as { timeoutMs?: unknown };
-      if (typeof spec.timeoutMs === 'number' && spec.timeoutMs > 0) timeoutMs = spec.timeoutMs;
+      spec = JSON.parse(message.j ?? '{}') as unknown;
+      const given = (spec as { timeoutMs?: unknown } | null)?.timeoutMs;
+      if (typeof given === 'number' && given > 0) timeoutMs = given;
     } catch {
       // The prelude reports the malformed call itself.
     }
-    this.#calls.set(message.id, {
+    const list = this.#spec.listReadAhead ? listCallOf(spec, timeoutMs) : undefined;
+    if (list !== undefined) {
+      this.#listCalls.set(message.id, list);
+      const ahead = this.#readAhead.take(list, Date.now());
+      if (ahead?.outcome !== undefined) {
+        this.#listCalls.delete(message.id);
+        this.#pageOut(vm, message.id, list, ahead.outcome, ahead.next);
+        return;
+      }
+      if (ahead !== undefined) {
+        // Still running: its outcome answers this call when it ends (see #aheadSettled).
+        ahead.claimedBy = message.id;
+        this.#track(vm, message.id, timeoutMs);
+        return;
+      }
+    }
+    this.#track(vm, message.id, timeoutMs);
+    this.#deliver(vm, 'call', message.id, message.j, undefined);
+  }
+
+  #track(vm: Vm, id: number, timeoutMs: number): void {
+    this.#calls.set(id, {
       deadline: Date.now() + timeoutMs,
       timeoutMs,
-      timer: setTimeout(() => this.#expire(vm, message.id), timeoutMs),
+      timer: setTimeout(() => this.#expire(vm, id), timeoutMs),
     });
-    this.#deliver(vm, 'call', message.id, message.j, undefined);
+  }
+
+  /**
+   * Sends a list() call's successful outcome and, when the call continued its listing and the page
+   * has a next cursor, starts reading the next page — once the send has been flushed (immediates
+   * run in order), so the module's work never delays the page the platform waits for.
+   */
+  #pageOut(vm: Vm, id: number, list: ListCall, outcome: Outcome, cursor: string | null | undefined): void {
+    this.#sendResult(id, outcome);
+    const next = cursor === undefined && typeof outcome === 'string' ? cursorInOutcome(outcome) : (cursor ?? undefined);
+    if (!this.#readAhead.pageSent(list, next) || next === undefined) return;
+    const aheadId = --this.#aheadIds;
+    const ahead = this.#readAhead.start(aheadId, list, next);
+    setImmediate(() => {
+      if (this.#vm !== vm || vm.dead || !this.#readAhead.holds(ahead)) {
+        this.#readAhead.drop(ahead);
+        return;
+      }
+      this.#track(vm, aheadId, list.timeoutMs);
+      this.#deliver(vm, 'call', aheadId, nextPageSpec(list, next), undefined);
+      this.pump();
+    });
+  }
+
+  /** A read-ahead call ended: its outcome waits for the platform's call, or answers the one waiting. */
+  #aheadSettled(vm: Vm, id: number, outcome: Outcome, cursor: string | null | undefined): void {
+    const ahead = this.#readAhead.byId(id);
+    if (ahead === undefined) return;
+    const ok = succeeded(outcome);
+    const claimer = ahead.claimedBy;
+    if (claimer === undefined) {
+      if (!ok) {
+        // Not kept: the platform's own call, if it comes, runs afresh rather than get an old failure.
+        this.#readAhead.drop(ahead);
+        return;
+      }
+      ahead.outcome = outcome;
+      ahead.next = cursor;
+      ahead.settledAt = Date.now();
+      return;
+    }
+    this.#readAhead.drop(ahead);
+    const call = this.#calls.get(claimer);
+    const list = this.#listCalls.get(claimer);
+    this.#listCalls.delete(claimer);
+    if (call === undefined || list === undefined) return;
+    clearTimeout(call.timer);
+    this.#calls.delete(claimer);
+    if (ok) this.#pageOut(vm, claimer, list, outcome, cursor);
+    else this.#sendResult(claimer, outcome);
   }
 
   #deliver(vm: Vm, op: WireOp, id: number, json: string | undefined, bytes: Uint8Array | undefined): void {
@@ -379,27 +466,30 @@ export class ModuleInstance {
       this.#breach(vm, hostFailure(error), 'The runtime failed inside QuickJS while serialising a result.');
       throw new HostInputError('The runtime was discarded.');
     }
-    let transcoded: TranscodedValue | undefined;
+    let bytes: Uint8Array;
+    let planned: BinaryPlan | undefined;
     try {
       // An exception (not an ArrayBuffer) means QuickJS refused the value: an accessor, a function, an exotic object.
       if (context.typeof(encoded) !== 'object') return context.null;
-      const bytes = context.getArrayBuffer(encoded);
+      const view = context.getArrayBuffer(encoded);
       try {
-        transcoded = transcodeBinaryJson(bytes.value, '{"ok":true,"value":', '}');
+        // Copied out of the runtime's memory: this copy is what the platform receives.
+        bytes = view.value.slice();
       } finally {
-        bytes.dispose();
+        view.dispose();
       }
+      planned = planBinaryJson(bytes);
     } catch {
       return context.null;
     } finally {
       encoded.dispose();
     }
-    if (transcoded === undefined) return context.null;
-    vm.encoded = transcoded.json;
+    if (planned === undefined) return context.null;
+    vm.encoded = { bytes, cursor: planned.cursor };
     const answer = context.newArray();
-    const plan = context.newArrayBuffer(transcoded.plan.buffer);
+    const plan = context.newArrayBuffer(planned.plan.buffer);
     const names = context.newArray();
-    transcoded.names.forEach((name, index) => {
+    planned.names.forEach((name, index) => {
       const nameH = context.newString(name);
       context.setProp(names, index, nameH);
       nameH.dispose();
@@ -418,13 +508,13 @@ export class ModuleInstance {
       case 'result':
         vm.encoded = undefined;
         if (json === undefined) throw new HostInputError('A result needs a body.');
-        this.#settle(vm, id, json);
+        this.#settle(vm, id, json, undefined);
         return;
       case 'resultEncoded': {
         const encoded = vm.encoded;
         vm.encoded = undefined;
         if (encoded === undefined) throw new HostInputError('No encoded result is waiting.');
-        this.#settle(vm, id, encoded);
+        this.#settle(vm, id, encoded.bytes, encoded.cursor ?? null);
         return;
       }
       case 'timer':
@@ -444,15 +534,19 @@ export class ModuleInstance {
     }
   }
 
-  #settle(vm: Vm, id: number, json: string): void {
+  /**
+   * `outcome`: the outcome text, or a successful outcome's value in binary form. `cursor`: the
+   * page's next cursor when known (null: none); undefined: read it from the text if needed.
+   */
+  #settle(vm: Vm, id: number, outcome: Outcome, cursor: string | null | undefined): void {
     const call = this.#calls.get(id);
     if (call === undefined) return;
     let failure: ModuleErrorInfo | undefined;
     // Successful outcomes (possibly large listings) are relayed without parsing.
-    if (!json.startsWith('{"ok":true')) {
+    if (!succeeded(outcome)) {
       try {
-        const outcome = JSON.parse(json) as CallOutcome;
-        failure = outcome.ok === false && typeof outcome.error === 'object' && outcome.error !== null ? outcome.error : { message: 'The call produced no valid outcome.' };
+        const parsed = JSON.parse(outcome as string) as CallOutcome;
+        failure = parsed.ok === false && typeof parsed.error === 'object' && parsed.error !== null ? parsed.error : { message: 'The call produced no valid outcome.' };
       } catch {
         failure = { message: 'The call produced no valid outcome.' };
       }
@@ -479,7 +573,18 @@ export class ModuleInstance {
       }
       return;
     }
-    this.#send({ i: this.#id, op: 'result', id, j: json });
+    if (id < 0) {
+      this.#aheadSettled(vm, id, outcome, cursor);
+      return;
+    }
+    const list = this.#listCalls.get(id);
+    this.#listCalls.delete(id);
+    if (list !== undefined && failure === undefined) this.#pageOut(vm, id, list, outcome, cursor);
+    else this.#sendResult(id, outcome);
+  }
+
+  #sendResult(id: number, outcome: Outcome): void {
+    this.#send({ i: this.#id, op: 'result', id, ...(typeof outcome === 'string' ? { j: outcome } : { b: outcome }) });
   }
 
   #setTimer(vm: Vm, id: number, delay: number): void {
@@ -558,10 +663,14 @@ export class ModuleInstance {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     const reset: RuntimeReset = { limit, message };
+    // A read-ahead's breach is the breach of the platform call waiting for it, if one is.
+    const blamed = culprit !== undefined && culprit < 0 ? this.#readAhead.byId(culprit)?.claimedBy : culprit;
+    this.#readAhead.clear();
+    this.#listCalls.clear();
     for (const [id, call] of this.#calls) {
       clearTimeout(call.timer);
-      if (id === INIT_CALL) continue;
-      const own = culprit === undefined || culprit === id;
+      if (id === INIT_CALL || id < 0) continue;
+      const own = culprit === undefined || blamed === id;
       const text = own ? message : `The sandbox runtime was reset because another call broke its ${limit} limit: ${message}`;
       this.#send({ i: this.#id, op: 'result', id, j: JSON.stringify({ ok: false, error: { name: 'SandboxLimit', message: text }, limit }) });
     }

@@ -121,10 +121,13 @@ export class OutboundPump {
   #reading = false;
   #done = false;
 
-  constructor(source: ReadableStream<Uint8Array>, sink: OutboundSink, onDone: () => void) {
+  /** `granted`: credit the consumer holds from the start (a fetch response body: STREAM_WINDOW). */
+  constructor(source: ReadableStream<Uint8Array>, sink: OutboundSink, onDone: () => void, granted = 0) {
     this.#reader = source.getReader();
     this.#sink = sink;
     this.#onDone = onDone;
+    this.#credit = Math.min(MAX_CREDIT, granted);
+    if (this.#credit > 0) this.#pump();
   }
 
   credit(count: number): void {

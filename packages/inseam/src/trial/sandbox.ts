@@ -18,6 +18,8 @@ export class TrialSandbox {
   constructor(options: TrialSandboxOptions = {}) {
     this.host = new SandboxHost({
       ...(options.limits === undefined ? {} : { limits: options.limits }),
+      // The trial judges exactly the calls and requests it makes; a speculative next page would add one.
+      listReadAhead: false,
       log: (record) => {
         for (const listener of this.#listeners.get(record.module) ?? []) listener(record);
         options.log?.(record);
