@@ -9,7 +9,7 @@
 //   read 1 KiB ×N, 8 in flight   the same with 8 calls outstanding
 //   list N entries      the folder of N small files, names and types only (inseam `list` with
 //                       detail "names", one page; reference `list_directory`)
-//   list M entries      a folder of M files (inseam pages of 1,000 with the cursor; the reference one reply)
+//   list M entries      a folder of M files (inseam in pages with the cursor: 5,000 names or 1,000 full entries; the reference one reply)
 //   … with sizes        the same listings with size and time: inseam's default `list` against the
 //                       reference's `list_directory_with_sizes`
 //   read L MiB          one large text file whole (inseam in pages of 4 MiB, continuing with nextOffset;
@@ -129,7 +129,7 @@ async function listPages(client, dir, options) {
   let bytes = 0;
   do {
     const result = check(await client.callTool({ name: 'list', arguments: { address: `files://${dir}`, ...options, ...(cursor === undefined ? {} : { cursor }) } }), `list ${dir}`);
-    items += result.structuredContent.entries.length;
+    items += (result.structuredContent.names ?? result.structuredContent.entries).length;
     bytes += bytesOf(result);
     cursor = result.structuredContent.cursor;
   } while (cursor !== undefined);
