@@ -1,7 +1,7 @@
 // sandbox: what running a connector in the sandbox (QuickJS in a separate process, results
 // crossing as JSON) costs against importing the same module into Node and calling it directly.
 //
-//   node bench/sandbox.mjs [--rounds N] [--count N] [--calls N] [--latency-ms N]
+//   node bench/sandbox.mjs [--rounds N] [--count N] [--calls N] [--latency-ms N] [--only calls|cpu|http|http-latency]
 //
 // Groups, each case in its own child process (one warm-up round, then the median of N rounds;
 // inside a case, one untimed pass warms it up before the timed pass):
@@ -135,12 +135,14 @@ async function main(argv) {
   const n = count.toLocaleString('en-US');
   const groups = [
     {
+      id: 'calls',
       title: `calls: ${calls.toLocaleString('en-US')} sequential stat() calls`,
       perCall: calls,
       cases: () => [caseOf('sandbox stat()', 'calls-sandbox', { calls }), caseOf('in-process stat()', 'calls-inproc', { calls })],
       baseline: 'in-process stat()',
     },
     {
+      id: 'cpu',
       title: `cpu: list() to the end, ${n} entries generated in JS, pages of ${PAGE_SIZE}`,
       cases: () => [
         caseOf('sandbox list()', 'cpu-sandbox', { count }),
@@ -151,6 +153,7 @@ async function main(argv) {
       baseline: 'in-process list()',
     },
     ...[0, latencyMs].map((latency) => ({
+      id: latency === 0 ? 'http' : 'http-latency',
       title: `http: list() to the end, ${n} entries from JSON pages of ${PAGE_SIZE} on loopback, ${latency === 0 ? 'no added latency' : `${latency} ms a page`}`,
       latency,
       cases: (origin) => [
@@ -164,7 +167,9 @@ async function main(argv) {
       baseline: 'in-process list(), via the gate',
     })),
   ];
-  for (const group of groups) {
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+  if (only !== undefined && !groups.some((group) => group.id === only)) throw new Error(`--only takes one of ${groups.map((group) => group.id).join(', ')}.`);
+  for (const group of groups.filter((candidate) => only === undefined || candidate.id === only)) {
     const server = group.latency === undefined ? undefined : await startPagesServer({ count, pageSize: PAGE_SIZE, latencyMs: group.latency });
     try {
       const rows = await runCases(group.cases(server?.origin), { rounds, onProgress: progress(group.title) });
