@@ -21,6 +21,7 @@ import { EVENTS_REMOTE_QUEUE, SYNC_QUEUE, SYNC_REMOTE_QUEUE, inboxQueue, parseHo
 import { acquireLease, markStopped, registerWorker } from './leases.js';
 import { HostQueue } from './queue.js';
 import { QueueWorker } from './worker.js';
+import { waitFor } from './__fixtures__/waiting.js';
 
 let server: TestPostgres;
 let dataDir: string;
@@ -64,15 +65,6 @@ afterAll(async () => {
   await removeDir(folder);
 });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A worker as on another machine: its own crawler, so the server's crawler never sees its runs. */
 async function startWorker(): Promise<QueueWorker> {

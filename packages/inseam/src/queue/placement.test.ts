@@ -13,10 +13,10 @@ import { Crawler, type CrawlTarget } from '../crawl/index.js';
 import { openTestPlatform, removeDir, tempDir, writeFiles } from '../platform/__fixtures__/platforms.js';
 import { SqliteStore, type HostRef } from '../store/index.js';
 import { startTestPostgres, type TestPostgres } from '../store/postgres/__fixtures__/test-postgres.js';
-import { QueueDatabase } from './database.js';
 import { SYNC_QUEUE, SYNC_REMOTE_QUEUE, hostPlacement, parseHostJob, sharedQueuesFor } from './jobs.js';
 import { HostQueue } from './queue.js';
 import { QueueWorker, type WorkerActivity, type WorkerHosts } from './worker.js';
+import { openTestQueue, waitFor } from './__fixtures__/waiting.js';
 
 let server: TestPostgres;
 const cleanups: (() => Promise<void>)[] = [];
@@ -34,24 +34,11 @@ afterEach(async () => {
 });
 
 async function openQueue(url: string): Promise<HostQueue> {
-  const database = new QueueDatabase({ url });
-  const queue = await HostQueue.start({ database, retry: { limit: 1, delaySeconds: 1 } });
-  cleanups.push(async () => {
-    await queue.stop();
-    await database.close();
-  });
-  return queue;
+  const opened = await openTestQueue(url);
+  cleanups.push(opened.close);
+  return opened.queue;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 function crawled(activity: readonly WorkerActivity[], worker: QueueWorker): string[] {
   return activity.filter((event) => event.type === 'crawl-started' && event.worker === worker.id).map((event) => (event as { host: string }).host);

@@ -14,13 +14,13 @@ import { MemoryHost, SyntheticHost, memoryDescription, object } from '../crawl/_
 import { Crawler, type CrawlTarget } from '../crawl/index.js';
 import { SqliteStore, type HostRef } from '../store/index.js';
 import { startTestPostgres, type TestPostgres } from '../store/postgres/__fixtures__/test-postgres.js';
-import { QueueDatabase } from './database.js';
 import { DEAD_QUEUE, SYNC_QUEUE, inboxQueue, parseHostJob } from './jobs.js';
 import { acquireLease, recordClaims, registerWorker } from './leases.js';
 import { HostQueue } from './queue.js';
 import { QUEUE_SCHEMA } from './schema.js';
 import { catalogStatus, queueStatus } from './status.js';
 import { QueueWorker, type WorkerActivity } from './worker.js';
+import { openTestQueue, waitFor } from './__fixtures__/waiting.js';
 
 let server: TestPostgres;
 let counter = 0;
@@ -50,13 +50,9 @@ interface Cluster {
 }
 
 async function openQueue(url: string): Promise<HostQueue> {
-  const database = new QueueDatabase({ url });
-  const queue = await HostQueue.start({ database, retry: { limit: 1, delaySeconds: 1 } });
-  cleanups.push(async () => {
-    await queue.stop();
-    await database.close();
-  });
-  return queue;
+  const opened = await openTestQueue(url);
+  cleanups.push(opened.close);
+  return opened.queue;
 }
 
 async function cluster(): Promise<Cluster> {
@@ -105,15 +101,6 @@ async function cluster(): Promise<Cluster> {
   };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function runsOf(store: SqliteStore, ref: HostRef) {
   const hostId = (await store.catalog.resolveHost(ref))!;
