@@ -95,21 +95,51 @@ describe('fetch response bodies', () => {
 });
 
 describe('OutboundPump', () => {
-  it('sends up to the credit granted from the start without being asked, then waits', async () => {
+  it('sends up to the credit granted from the start without being asked, then waits; chunks ready at once travel together, in order', async () => {
     let pulls = 0;
     const source = new ReadableStream<Uint8Array>({
       pull(controller) {
         pulls += 1;
-        controller.enqueue(new Uint8Array([pulls]));
+        controller.enqueue(new Uint8Array([pulls % 256]));
       },
     });
     const chunks: Uint8Array[] = [];
     const pump = new OutboundPump(source, { chunk: (bytes) => chunks.push(bytes), end: () => undefined, error: () => undefined }, () => undefined, STREAM_WINDOW);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(chunks.map((bytes) => bytes[0])).toEqual(Array.from({ length: STREAM_WINDOW }, (_, index) => index + 1));
+    // One message per credit; each carries many one-byte source chunks (the source always has one ready).
+    expect(chunks).toHaveLength(STREAM_WINDOW);
+    expect(chunks.every((bytes) => bytes.byteLength > 1)).toBe(true);
     pump.credit(2);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(chunks).toHaveLength(STREAM_WINDOW + 2);
+    const bytes = chunks.flatMap((chunk) => [...chunk]);
+    expect(bytes).toEqual(Array.from({ length: bytes.length }, (_, index) => (index + 1) % 256));
+    // Each message is its own buffer, never a view into a larger one.
+    expect(chunks.every((chunk) => chunk.byteOffset === 0 && chunk.buffer.byteLength === chunk.byteLength)).toBe(true);
     pump.cancel();
+  });
+
+  it('sends a finite body whole and in order, then end; a chunk that trickles in later is not held back', async () => {
+    const events: string[] = [];
+    let push: ((bytes: Uint8Array | null) => void) | undefined;
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < 10; index++) controller.enqueue(new Uint8Array(1000).fill(index));
+        push = (bytes) => (bytes === null ? controller.close() : controller.enqueue(bytes));
+      },
+    });
+    const received: Uint8Array[] = [];
+    new OutboundPump(source, { chunk: (bytes) => (received.push(bytes), events.push(`chunk ${bytes.byteLength}`)), end: () => events.push('end'), error: (message) => events.push(`error ${message}`) }, () => undefined, STREAM_WINDOW);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The ten chunks that were ready went as one message, and nothing waits for more.
+    expect(events).toEqual(['chunk 10000']);
+    push!(new Uint8Array([42]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['chunk 10000', 'chunk 1']);
+    push!(null);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['chunk 10000', 'chunk 1', 'end']);
+    const all = received.flatMap((chunk) => [...chunk]);
+    expect(all).toEqual([...Array.from({ length: 10 }, (_, index) => Array(1000).fill(index)).flat(), 42]);
   });
 });

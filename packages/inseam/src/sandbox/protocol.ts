@@ -130,9 +130,9 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Largest chunk either side sends; bigger chunks are split. */
-export const MAX_CHUNK_BYTES = 64 * 1024;
+export const MAX_CHUNK_BYTES = 256 * 1024;
 
-/** Chunks a consumer keeps granted ahead of what it has taken (so at most 512 KiB in flight per stream). */
+/** Chunks a consumer keeps granted ahead of what it has taken (so at most 2 MiB in flight per stream). */
 export const STREAM_WINDOW = 8;
 
 /** Longest console line relayed; longer lines are cut. */

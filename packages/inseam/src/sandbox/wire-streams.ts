@@ -107,10 +107,16 @@ export interface OutboundSink {
 
 /** Most credit a consumer may hold; a sandbox asking for more is capped, never trusted. */
 const MAX_CREDIT = STREAM_WINDOW * 4;
+/** Source chunks gathered into one message at most: a source of tiny chunks always ready must not hold the event loop. */
+const MAX_GATHERED_CHUNKS = 64;
 
 /**
  * A platform stream (a write() body, a fetch response body) fed to the sandbox as credit arrives.
- * Chunks bigger than MAX_CHUNK_BYTES are split; each piece costs one credit.
+ * Chunks the source has ready at once (a socket read that came in pieces) are sent together, up to
+ * MAX_CHUNK_BYTES: each message to the sandbox costs a hop, and a page of JSON arrives in many
+ * small reads. Nothing waits for data that is not there yet: what was gathered is sent as soon as
+ * the source has nothing more ready (the next turn of the event loop). Bigger chunks are split;
+ * each piece costs one credit.
  */
 export class OutboundPump {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
@@ -118,6 +124,12 @@ export class OutboundPump {
   readonly #onDone: () => void;
   #credit = 0;
   #pending: Uint8Array | undefined;
+  /** Chunks read and not yet moved to #pending, and their size. */
+  #gathered: Uint8Array[] = [];
+  #gatheredBytes = 0;
+  #flushScheduled = false;
+  /** The source said done; `end` follows the last byte. */
+  #ended = false;
   #reading = false;
   #done = false;
 
@@ -149,15 +161,20 @@ export class OutboundPump {
       this.#credit--;
       this.#sink.chunk(piece.slice());
     }
-    if (this.#credit <= 0 || this.#reading || this.#done || this.#pending !== undefined) return;
+    if (this.#done) return;
+    if (this.#ended) {
+      if (this.#pending === undefined && this.#gatheredBytes === 0 && this.#finish()) this.#sink.end();
+      return;
+    }
+    if (this.#credit <= 0 || this.#reading || this.#pending !== undefined || this.#gatheredBytes >= MAX_CHUNK_BYTES || this.#gathered.length >= MAX_GATHERED_CHUNKS) return;
     this.#reading = true;
     this.#reader.read().then(
       ({ value, done }) => {
         this.#reading = false;
         if (this.#done) return;
         if (done) {
-          this.#finish();
-          this.#sink.end();
+          this.#ended = true;
+          this.#flush();
           return;
         }
         if (!(value instanceof Uint8Array)) {
@@ -166,7 +183,22 @@ export class OutboundPump {
           this.#reader.cancel().catch(() => undefined);
           return;
         }
-        if (value.byteLength > 0) this.#pending = value;
+        if (value.byteLength > 0) {
+          this.#gathered.push(value);
+          this.#gatheredBytes += value.byteLength;
+        }
+        if (this.#gatheredBytes >= MAX_CHUNK_BYTES || this.#gathered.length >= MAX_GATHERED_CHUNKS) {
+          this.#flush();
+          return;
+        }
+        // A read the source can answer at once resolves before this, and joins the gathered bytes.
+        if (!this.#flushScheduled) {
+          this.#flushScheduled = true;
+          setImmediate(() => {
+            this.#flushScheduled = false;
+            this.#flush();
+          });
+        }
         this.#pump();
       },
       (error: unknown) => {
@@ -178,10 +210,33 @@ export class OutboundPump {
     );
   }
 
+  /** Moves the gathered bytes behind the pending ones and sends what the credit allows. */
+  #flush(): void {
+    if (this.#done) return;
+    if (this.#gatheredBytes > 0) {
+      const gathered = this.#gathered.length === 1 ? this.#gathered[0]! : joined(this.#gathered, this.#gatheredBytes);
+      this.#pending = this.#pending === undefined ? gathered : joined([this.#pending, gathered], this.#pending.byteLength + gathered.byteLength);
+      this.#gathered = [];
+      this.#gatheredBytes = 0;
+    }
+    this.#pump();
+  }
+
   #finish(): boolean {
     if (this.#done) return false;
     this.#done = true;
     this.#onDone();
     return true;
   }
+}
+
+/** The chunks in one Uint8Array of its own (never a view of Buffer's shared pool). */
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
