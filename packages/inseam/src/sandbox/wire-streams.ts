@@ -159,7 +159,8 @@ export class OutboundPump {
       const piece = this.#pending.subarray(0, MAX_CHUNK_BYTES);
       this.#pending = this.#pending.byteLength > MAX_CHUNK_BYTES ? this.#pending.subarray(MAX_CHUNK_BYTES) : undefined;
       this.#credit--;
-      this.#sink.chunk(piece.slice());
+      // A copy of its own: Buffer.prototype.slice would be a view, possibly into a shared pool.
+      this.#sink.chunk(Uint8Array.prototype.slice.call(piece));
     }
     if (this.#done) return;
     if (this.#ended) {
