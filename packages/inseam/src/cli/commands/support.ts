@@ -208,3 +208,25 @@ export function formatDuration(ms: number): string {
 export function isTerminal(stream: NodeJS.WritableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
+
+/** Resolves at the first SIGINT or SIGTERM; `again` at every later one. */
+export function stopSignals(again: () => void): { readonly stopped: Promise<string>; dispose(): void } {
+  let first = true;
+  let resolveStop: (signal: string) => void = () => undefined;
+  const stopped = new Promise<string>((resolve) => (resolveStop = resolve));
+  const onSignal = (signal: string): void => {
+    if (first) {
+      first = false;
+      resolveStop(signal);
+    } else again();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stopped,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

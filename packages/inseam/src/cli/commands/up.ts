@@ -25,7 +25,7 @@ import { openPlatform, type Platform } from '../../platform/index.js';
 import type { CliIo } from '../program.js';
 import { HostQueue, QueueDatabase, QueueWorker, QueuedCrawlRequests } from '../../queue/index.js';
 import { PostgresStore, isPostgresUrl } from '../../store/index.js';
-import { collect, platformOptions } from './support.js';
+import { collect, platformOptions, stopSignals } from './support.js';
 import { storeUrlOf, workerHosts } from './worker.js';
 import { localUser } from './token.js';
 
@@ -208,27 +208,6 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Resolves at the first SIGINT or SIGTERM; `again` at every later one. */
-function stopSignals(again: () => void): { readonly stopped: Promise<string>; dispose(): void } {
-  let first = true;
-  let resolveStop: (signal: string) => void = () => undefined;
-  const stopped = new Promise<string>((resolve) => (resolveStop = resolve));
-  const onSignal = (signal: string): void => {
-    if (first) {
-      first = false;
-      resolveStop(signal);
-    } else again();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    stopped,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
 
 export function registerUpCommand(program: Command, io: CliIo): void {
   program

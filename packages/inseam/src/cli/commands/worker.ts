@@ -19,7 +19,7 @@ import { DATABASE_URL_ENV, openPlatform, resolveStoreUrl, type Platform } from '
 import { HostQueue, QueueDatabase, QueueWorker, WORKER_HOSTS_FILTERS, type WorkerActivity, type WorkerHosts, type WorkerHostsFilter } from '../../queue/index.js';
 import { isPostgresUrl } from '../../store/index.js';
 import type { CliIo } from '../program.js';
-import { platformOptions } from './support.js';
+import { platformOptions, stopSignals } from './support.js';
 
 interface WorkerOptions {
   readonly hosts?: string;
@@ -112,27 +112,6 @@ export function describeActivity(activity: WorkerActivity): string | null {
   }
 }
 
-/** Resolves at the first SIGINT or SIGTERM; later ones call `again`. */
-function stopSignal(again: () => void): { readonly stopped: Promise<void>; dispose(): void } {
-  let first = true;
-  let resolveStop: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => (resolveStop = resolve));
-  const onSignal = (): void => {
-    if (first) {
-      first = false;
-      resolveStop();
-    } else again();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    stopped,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
 
 export function registerWorkerCommand(program: Command, io: CliIo): void {
   program
@@ -155,7 +134,7 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
       const platform = await openPlatform({ ...platformOptions(command, io), storeUrl: url, crawler: { leaseMs: Math.ceil(leaseMs / 2), batchSize } });
       const database = new QueueDatabase({ url, max: concurrency + 4 });
       let queue: HostQueue | undefined;
-      const signals = stopSignal(() => io.stderr.write('inseam: already stopping; crawls pause at their next checkpoint.\n'));
+      const signals = stopSignals(() => io.stderr.write('inseam: already stopping; crawls pause at their next checkpoint.\n'));
       try {
         const connectors = new ConnectorLifecycle(platform);
         for (const failure of (await connectors.restore()).failed) {
