@@ -2,8 +2,8 @@
  * The result fast path: QuickJS's binary serialisation sent to the platform and decoded there. The
  * decoder must build exactly what JSON.parse (as parseUntrustedJson runs it) builds from QuickJS's
  * JSON.stringify text for plain data, and the planner must give up on anything else; the prelude's
- * plan check must send everything JSON.stringify would treat differently (a toJSON anywhere, class
- * instances, Dates, accessors, exotic objects) back to JSON.stringify. Results must read the same
+ * plan check must send everything JSON.stringify would treat differently (a toJSON anywhere, own
+ * or inherited; Dates, accessors, exotic objects) back to JSON.stringify. Results must read the same
  * on the platform whichever path they took. The decoder reads bytes from a process that may have
  * been taken over: it is attacked with truncated, forged and mutated frames.
  */
@@ -160,6 +160,16 @@ describe('planBinaryJson and decodeBinaryJson', () => {
     expect([...(planBinaryJson(inQuickJS(`'text'`).bytes)?.plan ?? [1])]).toEqual([]);
   });
 
+  it('plans an array of objects and arrays with none of their own as one run', () => {
+    // entries (names[0]): a run of 3 — the listing's shape, checked in a loop of its own.
+    expect([...(planBinaryJson(inQuickJS(`{ entries: [{ a: 1 }, [2], {}], cursor: 'x' }`).bytes)?.plan ?? [])]).toEqual([1, -1, -3]);
+    expect([...(planBinaryJson(inQuickJS(`[{}, {}]`).bytes)?.plan ?? [])]).toEqual([-2]);
+    // Not a run: an element with an object of its own, or one that is not an object at all.
+    expect([...(planBinaryJson(inQuickJS(`[{ a: {} }, {}]`).bytes)?.plan ?? [])]).toEqual([2, 0, 1, -1, 0, 1, 0]);
+    expect([...(planBinaryJson(inQuickJS(`[{}, 1, {}]`).bytes)?.plan ?? [])]).toEqual([2, 0, 0, 2, 0]);
+    expect([...(planBinaryJson(inQuickJS(`{ e: [] }`).bytes)?.plan ?? [])]).toEqual([1, -1, 0]);
+  });
+
   it('finds a page’s cursor at the top level only, as a string only', () => {
     expect(planBinaryJson(inQuickJS(`{ entries: [{ cursor: 'inner' }], cursor: 'n€xt' }`).bytes)?.cursor).toBe('n€xt');
     expect(planBinaryJson(inQuickJS(`{ entries: [{ cursor: 'inner' }] }`).bytes)?.cursor).toBeUndefined();
@@ -230,7 +240,8 @@ describe('planBinaryJson and decodeBinaryJson', () => {
     }
     expect(levels).toBe(depth);
     expect(value).toBeNull();
-    expect(planBinaryJson(bytes)?.plan.length).toBe(2 * depth - 1);
+    // The innermost array holds no object, so the one around it is a run of one: [1, 0] a level, then −1.
+    expect(planBinaryJson(bytes)?.plan.length).toBe(2 * depth - 3);
   });
 });
 
@@ -318,6 +329,9 @@ const VALUES = connectorModule(`
         classToJSON: () => ({ p: new Point(1, 2) }),
         nestedToJSON: () => ({ list: [{ a: 1 }, [new Point(3, 4)]] }),
         classInstance: () => ({ c: new Plain() }),
+        runToJSON: () => [{ a: 1 }, new Point(5, 6), { b: 2 }],
+        runInheritedGetter: () => [{ a: 1 }, Object.create({ get toJSON() { return () => 'from a getter'; } })],
+        runToJSONNotFunction: () => [{ a: 1 }, Object.create({ toJSON: 'not a function' })],
         hiddenToJSON: () => ({ o: Object.defineProperty({ a: 1 }, 'toJSON', { value: () => 'hidden', enumerable: false }) }),
         date: () => ({ when: new Date(0) }),
         inheritedGetter: () => ({ o: Object.assign(Object.create({ get x() { return 1; } }), { a: 1 }) }),
@@ -389,8 +403,23 @@ describe('results through the fast path and the fallback', () => {
   });
 
   it.each([
+    ['classInstance', 'binary'],
+    ['runToJSONNotFunction', 'binary'],
+    ['runToJSON', 'text'],
+    ['runInheritedGetter', 'text'],
+    ['nestedToJSON', 'text'],
+    ['hiddenToJSON', 'text'],
+  ])('%s crosses as %s: toJSON is looked up as JSON.stringify looks it up, prototype or not', async (name, form) => {
+    const message = await resultOf(VALUES, name);
+    expect(message.b === undefined ? 'text' : 'binary').toBe(form);
+  });
+
+  it.each([
     'plain',
     'classToJSON',
+    'runToJSON',
+    'runInheritedGetter',
+    'runToJSONNotFunction',
     'nestedToJSON',
     'classInstance',
     'hiddenToJSON',

@@ -11,10 +11,10 @@
  * `JSON.parse` (as `parseUntrustedJson` runs it) would have built from `JSON.stringify`'s text. The
  * binary form records each object's own enumerable data properties and each array's elements (read
  * as `JSON.stringify` reads them) but not prototypes, so it cannot see a `toJSON`. Hence the
- * `plan`: a preorder walk over the value's objects and arrays that the prelude runs to confirm that
- * none has a `toJSON` of its own or a prototype other than `Object.prototype`, `Array.prototype` or
- * null (`plainData` in prelude.ts). Only when that holds are the bytes sent; otherwise the result
- * goes through `JSON.stringify` as text. The planner gives up on anything `JSON.stringify` may
+ * `plan`: a preorder walk over the value's objects and arrays that the prelude runs to look up
+ * `toJSON` on each, own or inherited, as `JSON.stringify` does (`plainData` in prelude.ts). Only
+ * when none is a function are the bytes sent; otherwise the result goes through `JSON.stringify`
+ * as text. The planner gives up on anything `JSON.stringify` may
  * treat differently or that these readers do not know: another format version, a Date, a boxed
  * primitive, a BigInt, a typed array or ArrayBuffer, a repeated or cyclic reference, an
  * array-index property name (whose order `JSON.stringify` changes), undefined at the top, trailing
@@ -54,8 +54,9 @@ export interface BinaryPlan {
   /**
    * The walk the prelude checks, in preorder. Each object or array contributes the number of its
    * children that are objects or arrays, then for each such child a selector — an array index
-   * (≥ 0), or −(k + 1) for property name `names[k]` — followed by that child's own entries. Empty
-   * when the value is not an object.
+   * (≥ 0), or −(k + 1) for property name `names[k]` — followed by that child's own entries. An
+   * array of n ≥ 1 elements that are all objects or arrays with none of their own (a listing's
+   * entries) contributes −n alone. Empty when the value is not an object.
    */
   readonly plan: Int32Array;
   readonly names: readonly string[];
@@ -182,6 +183,8 @@ interface PlanFrame {
   /** Where the count of its object/array children sits in the plan. */
   readonly countAt: number;
   children: number;
+  /** Children that are objects or arrays with no object or array of their own. */
+  leaves: number;
 }
 
 /** The sandbox process's walk: checks the bytes as the decoder will and writes the plan, without building the value. */
@@ -202,8 +205,10 @@ class Planner extends BinaryReader {
     while (frames.length > 0) {
       const frame = frames[frames.length - 1] as PlanFrame;
       if (frame.left === 0) {
-        this.#plan[frame.countAt] = frame.children;
+        this.#close(frame);
         frames.pop();
+        const parent = frames[frames.length - 1];
+        if (parent !== undefined && frame.children === 0) parent.leaves += 1;
         continue;
       }
       frame.left -= 1;
@@ -233,7 +238,17 @@ class Planner extends BinaryReader {
 
   #open(tag: number, frames: PlanFrame[]): void {
     const count = this.count();
-    frames.push({ array: tag === TAG_ARRAY, left: count, index: 0, countAt: this.#push(0), children: 0 });
+    frames.push({ array: tag === TAG_ARRAY, left: count, index: 0, countAt: this.#push(0), children: 0, leaves: 0 });
+  }
+
+  /** Writes a finished object's or array's count; an array of leaves only becomes −n, its pairs dropped. */
+  #close(frame: PlanFrame): void {
+    if (frame.array && frame.index > 0 && frame.leaves === frame.index) {
+      this.#plan[frame.countAt] = -frame.index;
+      this.#planLength = frame.countAt + 1;
+      return;
+    }
+    this.#plan[frame.countAt] = frame.children;
   }
 
   #scalar(tag: number): void {

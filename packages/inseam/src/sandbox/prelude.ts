@@ -76,31 +76,21 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
 
   // ---- Results as plain data -------------------------------------------------------------------
   // host.encodeResult serialises a result with QuickJS's binary writer, which records own data
-  // properties but not prototypes, so it cannot honour a toJSON. plainData confirms, along the
-  // encoder's plan (every object and array of the value, in preorder), that no object or array has
-  // a toJSON of its own or a prototype other than Object.prototype, Array.prototype or null, and
-  // that neither prototype has gained a toJSON; then the platform reads from the encoded bytes what
-  // it would have read from JSON.stringify's text. It calls only intrinsics captured here and reads
-  // only the data properties the encoder saw (an accessor on an array element, which the encoder
-  // had to call, is read again), so module code does not otherwise run; its stacks are
-  // null-prototype objects, beyond a module's setters.
+  // properties but not prototypes, so it cannot honour a toJSON. plainData looks toJSON up on every
+  // object and array of the value, along the encoder's plan (each one in preorder, found through
+  // the data properties the encoder saw), exactly as JSON.stringify would before serialising it:
+  // own or inherited, through getters and proxies in the prototype chain, which run as they would
+  // have run there. Only when none is a function does the platform read the encoded bytes, which
+  // then stand for what JSON.stringify's text would have said; any other answer, or a throw,
+  // sends the result through JSON.stringify instead. Its stacks are null-prototype objects, beyond
+  // a module's setters.
   const encodeResult = host.encodeResult;
-  const getPrototypeOf = Object.getPrototypeOf;
-  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  const ObjectPrototype = Object.prototype;
-  const ArrayPrototype = Array.prototype;
   const I32 = Int32Array;
-  function plainContainer(node) {
-    const proto = getPrototypeOf(node);
-    return (proto === ObjectPrototype || proto === ArrayPrototype || proto === null) && !('toJSON' in node);
-  }
   function plainData(value, planBuffer, names) {
-    if (getOwnPropertyDescriptor(ObjectPrototype, 'toJSON') !== undefined) return false;
-    if (getOwnPropertyDescriptor(ArrayPrototype, 'toJSON') !== undefined || getPrototypeOf(ArrayPrototype) !== ObjectPrototype) return false;
     if (value === null || typeof value !== 'object') return true;
     const plan = new I32(planBuffer);
     const length = plan.length;
-    if (length === 0 || !plainContainer(value)) return false;
+    if (length === 0 || typeof value.toJSON === 'function') return false;
     const nodes = { __proto__: null, 0: value };
     const left = new I32(length);
     left[0] = plan[0];
@@ -110,6 +100,16 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
       const top = depth - 1;
       const parent = nodes[top];
       let remaining = left[top];
+      if (remaining < 0) {
+        // An array whose elements are all objects or arrays with none of their own: a listing's
+        // entries, checked in a loop of their own.
+        for (let i = 0, n = -remaining; i < n; i++) {
+          const child = parent[i];
+          if (child === null || typeof child !== 'object' || typeof child.toJSON === 'function') return false;
+        }
+        depth = top;
+        continue;
+      }
       let descended = false;
       // One node's children in a tight loop; a child with children of its own is entered, and
       // this node resumes after it.
@@ -120,9 +120,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
         const count = plan[at + 1];
         at += 2;
         const child = selector < 0 ? parent[names[-selector - 1]] : parent[selector];
-        if (child === null || typeof child !== 'object') return false;
-        const proto = getPrototypeOf(child);
-        if ((proto !== ObjectPrototype && proto !== ArrayPrototype && proto !== null) || 'toJSON' in child) return false;
+        if (child === null || typeof child !== 'object' || typeof child.toJSON === 'function') return false;
         if (count !== 0) {
           left[top] = remaining;
           nodes[depth] = child;
@@ -1419,7 +1417,15 @@ export const PRELUDE_SOURCE = String.raw`(function (host, MAX_CHUNK, WINDOW, BAS
         plan = null;
       }
     }
-    if (plan !== null && plainData(result, plan[0], plan[1])) {
+    let plain = false;
+    if (plan !== null) {
+      try {
+        plain = plainData(result, plan[0], plan[1]);
+      } catch (error) {
+        plain = false;
+      }
+    }
+    if (plain) {
       settleEncoded(id);
       return;
     }
