@@ -433,17 +433,28 @@ export class SandboxHost {
     instance.calls.delete(id);
     clearTimeout(call.backstop);
     if (call.body !== undefined) instance.outbound.get(call.body)?.cancel();
-    let outcome: unknown;
     if (bytes !== undefined) {
-      const value = decodeBinaryJson(bytes);
-      outcome = value === undefined ? undefined : { ok: true, value };
-    } else {
-      try {
-        outcome = parseUntrustedJson(text);
-      } catch {
-        outcome = undefined;
-      }
+      // Decoded on the next turn: a page is the heaviest message the sandbox sends, and its batch
+      // may carry the request for the page after it (ModuleInstance #pageOut), which is then
+      // dispatched first. The call is out of the table already, so a reset later in the batch
+      // does not fail it.
+      setImmediate(() => {
+        const value = decodeBinaryJson(bytes);
+        this.#conclude(instance, call, value === undefined ? undefined : { ok: true, value });
+      });
+      return;
     }
+    let outcome: unknown;
+    try {
+      outcome = parseUntrustedJson(text);
+    } catch {
+      outcome = undefined;
+    }
+    this.#conclude(instance, call, outcome);
+  }
+
+  /** A call's outcome as read from the sandbox: untrusted until checked here. */
+  #conclude(instance: Instance, call: PendingCall, outcome: unknown): void {
     if (typeof outcome !== 'object' || outcome === null || typeof (outcome as { ok?: unknown }).ok !== 'boolean') {
       this.#fail(instance, call, new ConnectorFailedError(`The ${instance.label} connector's ${call.method}() produced no readable result.`));
       return;

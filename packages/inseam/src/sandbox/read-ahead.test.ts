@@ -4,6 +4,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxHost } from './host.js';
+import { ModuleInstance } from './runtime.js';
+import type { WireMessage } from './protocol.js';
 import { DESCRIPTION, connectorModule } from './__fixtures__/modules.js';
 import { cursorInOutcome, listCallOf, nextPageSpec, ReadAheads, READ_AHEAD_MAX_AGE_MS } from './read-ahead.js';
 
@@ -118,6 +120,81 @@ describe('list read-ahead', () => {
     await connector.list();
     await connector.list({ cursor: 'c1' });
     expect(await callsOnce('c2')).toEqual(['c0', 'c1']);
+  });
+});
+
+/**
+ * When the page after a continued one starts, seen from the sandbox process's side: the messages a
+ * ModuleInstance sends, with a mark where the turn after the page's result begins. The module logs
+ * each list() as it starts; `wait` makes list() wait on a timer first, as a fetch would.
+ */
+async function readAheadOrder(wait: boolean): Promise<string[]> {
+  const source = connectorModule(`
+    async list(opts) {
+      const cursor = opts.cursor === undefined ? 'c0' : opts.cursor;
+      console.log('list ' + cursor);
+      ${wait ? 'await new Promise((resolve) => setTimeout(resolve, 1));' : ''}
+      return { entries: [{ path: cursor }], cursor: 'c' + (Number(cursor.slice(1)) + 1) };
+    },
+    async read() {}, async stat() { return null; },`);
+  const seen: string[] = [];
+  let answered: () => void = () => undefined;
+  const second = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  const spec = { source, filename: 'order.js', config: {}, memoryBytes: 64 * 1024 * 1024, stackBytes: 256 * 1024, loadTimeoutMs: 5000, listReadAhead: true };
+  const instance = new ModuleInstance(1, spec, (message: WireMessage) => {
+    if (message.op === 'log') seen.push(JSON.parse(message.j ?? '""') as string);
+    if (message.op !== 'result') return;
+    seen.push(`page ${message.id}`);
+    if (message.id === 2) setImmediate(() => {
+      seen.push('next turn');
+      setTimeout(answered, 20);
+    });
+  });
+  const call = (id: number, cursor?: string): void => {
+    instance.handle({ i: 1, op: 'call', id, j: JSON.stringify({ method: 'list', args: [cursor === undefined ? {} : { cursor }], timeoutMs: 5000 }) });
+    instance.pump();
+  };
+  try {
+    call(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    call(2, 'c1');
+    await second;
+    return seen;
+  } finally {
+    instance.dispose();
+  }
+}
+
+describe('when the page ahead starts', () => {
+  it('a list() that waited on something starts the next page before the turn ends, after its own page', async () => {
+    // Its request then leaves in the same batch as the page, behind it.
+    expect(await readAheadOrder(true)).toEqual(['list c0', 'page 1', 'list c1', 'page 2', 'list c2', 'next turn']);
+  });
+
+  it('a list() that did not wait starts the next page only after its own page has gone out', async () => {
+    expect(await readAheadOrder(false)).toEqual(['list c0', 'page 1', 'list c1', 'page 2', 'next turn', 'list c2']);
+  });
+
+  it('a read-ahead that breaks its memory limit as it starts does not take the page before it down', async () => {
+    const source = connectorModule(`
+      async list(opts) {
+        const cursor = opts.cursor === undefined ? 'c0' : opts.cursor;
+        if (cursor === 'c2') { const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length)); }
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { entries: [{ path: cursor }], cursor: 'c' + (Number(cursor.slice(1)) + 1) };
+      },
+      async read() {}, async stat() { return null; },`);
+    const host = new SandboxHost({ limits: { callTimeoutMs: 2000, memoryBytes: 32 * 1024 * 1024 } });
+    hosts.push(host);
+    const connector = await host.load({ source, label: 'bomb-ahead', egress: { fetch: async () => Promise.reject(new Error('no fetch')) } });
+    await connector.list();
+    // The page for c2 starts in the same turn as c1's page is sent, and breaks the limit there:
+    // the reset follows c1's page in one batch, and c1 still arrives whole.
+    expect(await connector.list({ cursor: 'c1' })).toEqual({ entries: [{ path: 'c1' }], cursor: 'c2' });
+    await expect(connector.list({ cursor: 'c2' })).rejects.toMatchObject({ code: 'sandbox_limit', details: { limit: 'memory' } });
+    expect((await connector.list()).entries).toEqual([{ path: 'c0' }]);
   });
 });
 

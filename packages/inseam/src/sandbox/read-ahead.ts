@@ -46,6 +46,8 @@ export interface ReadAhead {
   outcome: string | Uint8Array | undefined;
   /** The finished page's next cursor when known (null: none; undefined: read it from the text). */
   next: string | null | undefined;
+  /** Whether the finished page's list() waited on something (see ModuleInstance #pageOut). */
+  waited: boolean;
   settledAt: number;
 }
 
@@ -111,7 +113,7 @@ export class ReadAheads {
 
   /** Starts keeping a read-ahead of `call`'s listing at `cursor` under `id`. */
   start(id: number, call: ListCall, cursor: string): ReadAhead {
-    const ahead: ReadAhead = { id, key: call.key, cursor, claimedBy: undefined, outcome: undefined, next: undefined, settledAt: 0 };
+    const ahead: ReadAhead = { id, key: call.key, cursor, claimedBy: undefined, outcome: undefined, next: undefined, waited: false, settledAt: 0 };
     this.#ahead.delete(call.key);
     this.#ahead.set(call.key, ahead);
     if (this.#ahead.size > MAX_READ_AHEADS) this.#ahead.delete(this.#ahead.keys().next().value as string);

@@ -64,6 +64,8 @@ interface PendingCall {
   readonly deadline: number;
   readonly timer: NodeJS.Timeout;
   readonly timeoutMs: number;
+  /** The job-loop run it started in (see #runs): a call that settles in a later one waited on something. */
+  readonly run: number;
 }
 
 type Send = (message: WireMessage) => void;
@@ -95,6 +97,8 @@ export class ModuleInstance {
   readonly #listCalls = new Map<number, ListCall>();
   /** The last id given to a read-ahead call (they count down from −1; platform ids are positive). */
   #aheadIds = 0;
+  /** Job-loop runs finished: a call that settles in the run it started in never waited on I/O. */
+  #runs = 0;
 
   constructor(id: number, spec: LoadSpec, send: Send) {
     this.#id = id;
@@ -137,6 +141,8 @@ export class ModuleInstance {
     } catch (error) {
       if (!vm.dead) this.#breach(vm, hostFailure(error), 'The runtime failed inside QuickJS.');
       return;
+    } finally {
+      this.#runs++;
     }
     if (vm.interrupted && !vm.dead) this.#breach(vm, 'time', this.#timeMessage());
   }
@@ -174,6 +180,7 @@ export class ModuleInstance {
       deadline,
       timeoutMs: this.#spec.loadTimeoutMs,
       timer: setTimeout(() => this.#expire(vm, INIT_CALL), this.#spec.loadTimeoutMs),
+      run: this.#runs,
     });
     vm.interruptAt = deadline;
     const loaded = this.#evaluateModule(vm);
@@ -264,7 +271,7 @@ export class ModuleInstance {
       const ahead = this.#readAhead.take(list, Date.now());
       if (ahead?.outcome !== undefined) {
         this.#listCalls.delete(message.id);
-        this.#pageOut(vm, message.id, list, ahead.outcome, ahead.next);
+        this.#pageOut(vm, message.id, list, ahead.outcome, ahead.next, ahead.waited);
         return;
       }
       if (ahead !== undefined) {
@@ -283,21 +290,29 @@ export class ModuleInstance {
       deadline: Date.now() + timeoutMs,
       timeoutMs,
       timer: setTimeout(() => this.#expire(vm, id), timeoutMs),
+      run: this.#runs,
     });
   }
 
   /**
    * Sends a list() call's successful outcome and, when the call continued its listing and the page
-   * has a next cursor, starts reading the next page — once the send has been flushed (immediates
-   * run in order), so the module's work never delays the page the platform waits for.
+   * has a next cursor, starts reading the next page. When is what `waited` decides: whether this
+   * page's list() waited on something (a fetch, a timer) rather than ending in the job-loop run it
+   * started in.
+   * - It did not: the module is CPU-bound, and the next page starts once this one has been flushed
+   *   (immediates run in order), so the module's work never delays the page the platform waits for.
+   * - It did: the module most likely reaches its request again at once. The next page starts right
+   *   after this one is queued (a microtask, outside any QuickJS call), so its request leaves in the
+   *   same batch, and the platform dispatches it before it decodes this page (SandboxHost defers
+   *   that), instead of a page's round trip later.
    */
-  #pageOut(vm: Vm, id: number, list: ListCall, outcome: Outcome, cursor: string | null | undefined): void {
+  #pageOut(vm: Vm, id: number, list: ListCall, outcome: Outcome, cursor: string | null | undefined, waited: boolean): void {
     this.#sendResult(id, outcome);
     const next = cursor === undefined && typeof outcome === 'string' ? cursorInOutcome(outcome) : (cursor ?? undefined);
     if (!this.#readAhead.pageSent(list, next) || next === undefined) return;
     const aheadId = --this.#aheadIds;
     const ahead = this.#readAhead.start(aheadId, list, next);
-    setImmediate(() => {
+    const begin = (): void => {
       if (this.#vm !== vm || vm.dead || !this.#readAhead.holds(ahead)) {
         this.#readAhead.drop(ahead);
         return;
@@ -305,11 +320,13 @@ export class ModuleInstance {
       this.#track(vm, aheadId, list.timeoutMs);
       this.#deliver(vm, 'call', aheadId, nextPageSpec(list, next), undefined);
       this.pump();
-    });
+    };
+    if (waited) queueMicrotask(begin);
+    else setImmediate(begin);
   }
 
   /** A read-ahead call ended: its outcome waits for the platform's call, or answers the one waiting. */
-  #aheadSettled(vm: Vm, id: number, outcome: Outcome, cursor: string | null | undefined): void {
+  #aheadSettled(vm: Vm, id: number, outcome: Outcome, cursor: string | null | undefined, waited: boolean): void {
     const ahead = this.#readAhead.byId(id);
     if (ahead === undefined) return;
     const ok = succeeded(outcome);
@@ -322,6 +339,7 @@ export class ModuleInstance {
       }
       ahead.outcome = outcome;
       ahead.next = cursor;
+      ahead.waited = waited;
       ahead.settledAt = Date.now();
       return;
     }
@@ -332,7 +350,7 @@ export class ModuleInstance {
     if (call === undefined || list === undefined) return;
     clearTimeout(call.timer);
     this.#calls.delete(claimer);
-    if (ok) this.#pageOut(vm, claimer, list, outcome, cursor);
+    if (ok) this.#pageOut(vm, claimer, list, outcome, cursor, waited);
     else this.#sendResult(claimer, outcome);
   }
 
@@ -541,6 +559,7 @@ export class ModuleInstance {
   #settle(vm: Vm, id: number, outcome: Outcome, cursor: string | null | undefined): void {
     const call = this.#calls.get(id);
     if (call === undefined) return;
+    const waited = call.run !== this.#runs;
     let failure: ModuleErrorInfo | undefined;
     // Successful outcomes (possibly large listings) are relayed without parsing.
     if (!succeeded(outcome)) {
@@ -574,12 +593,12 @@ export class ModuleInstance {
       return;
     }
     if (id < 0) {
-      this.#aheadSettled(vm, id, outcome, cursor);
+      this.#aheadSettled(vm, id, outcome, cursor, waited);
       return;
     }
     const list = this.#listCalls.get(id);
     this.#listCalls.delete(id);
-    if (list !== undefined && failure === undefined) this.#pageOut(vm, id, list, outcome, cursor);
+    if (list !== undefined && failure === undefined) this.#pageOut(vm, id, list, outcome, cursor, waited);
     else this.#sendResult(id, outcome);
   }
 
