@@ -64,9 +64,10 @@ export interface BinaryPlan {
   readonly cursor?: string;
 }
 
-class GiveUp extends Error {}
+/** Thrown by the readers and writers here for anything they do not handle; never escapes their entry points. */
+export class GiveUp extends Error {}
 
-function giveUp(): never {
+export function giveUp(): never {
   throw new GiveUp();
 }
 
@@ -170,7 +171,8 @@ class BinaryReader {
   }
 }
 
-function isArrayIndex(name: string): boolean {
+/** Whether a property name is an array index, which `JSON.parse` (V8's objects) orders before the other names. */
+export function isArrayIndex(name: string): boolean {
   return ARRAY_INDEX.test(name) && Number(name) <= MAX_ARRAY_INDEX;
 }
 
@@ -406,80 +408,93 @@ export function encodeBinaryJson(value: unknown, maxDepth = MAX_ENCODED_DEPTH): 
   }
 }
 
-class Encoder {
-  #out = Buffer.allocUnsafe(4096);
-  #length = 0;
+/**
+ * Writes QuickJS's binary form: values into a body, property names into the atom table that
+ * precedes it, known only once the body is written. An object's or array's entry count comes
+ * before its entries; a writer that learns it only after them (json-text.ts) opens the container
+ * with `open` and gives the count with `close`.
+ */
+export class BinaryWriter {
+  /** The body: `length` bytes of it are written. */
+  out = Buffer.allocUnsafe(4096);
+  length = 0;
   /** Property name → the atom reference written for it. */
   readonly #references = new Map<string, number>();
   /** Names in the atom table, in table order. */
   readonly #table: string[] = [];
 
-  run(value: unknown, maxDepth: number): Uint8Array {
-    this.#value(value, maxDepth);
-    const body = this.#out.subarray(0, this.#length);
-    // The atom table goes first; it is known only once the body is written.
-    this.#out = Buffer.allocUnsafe(64);
-    this.#length = 0;
-    this.#byte(BINARY_JSON_VERSION);
-    this.#leb(this.#table.length);
-    for (const name of this.#table) this.#string(name);
-    const head = this.#out.subarray(0, this.#length);
-    const whole = new Uint8Array(head.length + body.length);
-    whole.set(head, 0);
-    whole.set(body, head.length);
+  /** The version byte and the atom table, then the body. */
+  finish(): Uint8Array {
+    const body = this.out.subarray(0, this.length);
+    this.out = Buffer.allocUnsafe(64);
+    this.length = 0;
+    this.byte(BINARY_JSON_VERSION);
+    this.leb(this.#table.length);
+    for (const name of this.#table) this.string(name);
+    const whole = new Uint8Array(this.length + body.length);
+    whole.set(this.out.subarray(0, this.length), 0);
+    whole.set(body, this.length);
     return whole;
   }
 
-  #value(value: unknown, depth: number): void {
-    switch (typeof value) {
-      case 'string':
-        this.#byte(TAG_STRING);
-        this.#string(value);
-        return;
-      case 'number':
-        if ((value | 0) === value && !Object.is(value, -0)) {
-          this.#byte(TAG_INT32);
-          this.#leb(((value << 1) ^ (value >> 31)) >>> 0);
-        } else if (Number.isFinite(value)) {
-          this.#byte(TAG_FLOAT64);
-          this.#reserve(8);
-          this.#out.writeDoubleLE(value, this.#length);
-          this.#length += 8;
-        } else {
-          giveUp();
-        }
-        return;
-      case 'boolean':
-        this.#byte(value ? TAG_TRUE : TAG_FALSE);
-        return;
-      case 'object':
-        break;
-      default:
-        giveUp();
+  /**
+   * Starts an object or an array whose entry count `close` gives once its entries are written;
+   * returns where the count goes. One byte is kept for it: a count over 127 moves the entries up.
+   */
+  open(array: boolean): number {
+    this.reserve(2);
+    this.out[this.length++] = array ? TAG_ARRAY : TAG_OBJECT;
+    this.out[this.length] = 0;
+    return this.length++;
+  }
+
+  close(countAt: number, count: number): void {
+    const extra = lebSize(count) - 1;
+    if (extra > 0) {
+      this.reserve(extra);
+      this.out.copyWithin(countAt + 1 + extra, countAt + 1, this.length);
+      this.length += extra;
     }
-    if (value === null) {
-      this.#byte(TAG_NULL);
-      return;
-    }
-    if (depth === 0) giveUp();
-    if (Array.isArray(value)) {
-      this.#byte(TAG_ARRAY);
-      this.#leb(value.length);
-      for (let i = 0; i < value.length; i++) this.#value(value[i], depth - 1);
-      return;
-    }
-    const proto: unknown = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) giveUp();
-    const keys = Object.keys(value);
-    this.#byte(TAG_OBJECT);
-    this.#leb(keys.length);
-    for (const key of keys) {
-      this.#atom(key);
-      this.#value((value as Record<string, unknown>)[key], depth - 1);
+    writeLeb(this.out, countAt, count);
+  }
+
+  /** A string, number (see `number`), boolean or null, tagged. */
+  scalar(value: string | number | boolean | null): void {
+    if (typeof value === 'string') {
+      this.byte(TAG_STRING);
+      this.string(value);
+    } else if (typeof value === 'number') {
+      this.number(value);
+    } else {
+      this.byte(value === null ? TAG_NULL : value ? TAG_TRUE : TAG_FALSE);
     }
   }
 
-  #atom(name: string): void {
+
+  /** An int32 as QuickJS tags it, any other finite number as a float64 (−0 too); gives up on the rest. */
+  number(value: number): void {
+    if ((value | 0) === value && !Object.is(value, -0)) {
+      this.byte(TAG_INT32);
+      this.leb(((value << 1) ^ (value >> 31)) >>> 0);
+    } else if (Number.isFinite(value)) {
+      this.byte(TAG_FLOAT64);
+      this.reserve(8);
+      this.out.writeDoubleLE(value, this.length);
+      this.length += 8;
+    } else {
+      giveUp();
+    }
+  }
+
+  atom(name: string): void {
+    this.leb(this.reference(name));
+  }
+
+  /**
+   * The reference an object member writes for its name, the name entering the atom table the
+   * first time: canonical array indices up to 2^31 − 1 are integer atoms, as QuickJS keeps them.
+   */
+  reference(name: string): number {
     let reference = this.#references.get(name);
     if (reference === undefined) {
       if (ARRAY_INDEX.test(name) && Number(name) <= MAX_TAGGED_INDEX) {
@@ -490,16 +505,17 @@ class Encoder {
       }
       this.#references.set(name, reference);
     }
-    this.#leb(reference);
+    return reference;
   }
 
-  #string(text: string): void {
+  /** A string: one byte a unit when every unit fits (QuickJS's 8-bit strings), else 16-bit units. */
+  string(text: string): void {
     const length = text.length;
     if (length < 64) {
       // Short strings byte by byte (a native call costs more); start over as 16-bit on the first unit over 0xff.
-      this.#reserve(length + 5);
-      const out = this.#out;
-      const start = this.#length;
+      this.reserve(length + 5);
+      const out = this.out;
+      const start = this.length;
       let at = start + 1;
       out[start] = length * 2;
       for (let i = 0; i < length; i++) {
@@ -510,48 +526,152 @@ class Encoder {
         }
         out[at++] = unit;
       }
-      this.#length = at;
+      this.length = at;
       return;
     }
     if (NOT_LATIN1.test(text)) {
       this.#wide(text);
       return;
     }
-    this.#leb(length * 2);
-    this.#reserve(length);
-    this.#out.write(text, this.#length, length, 'latin1');
-    this.#length += length;
+    this.leb(length * 2);
+    this.reserve(length);
+    this.out.write(text, this.length, length, 'latin1');
+    this.length += length;
+  }
+
+  /**
+   * A string value copied from `bytes` at `start` while its bytes are printable ASCII, up to the
+   * quote that ends it; returns the position of that quote. Undefined, with nothing written, when
+   * a byte before it is anything else (an escape, a control or a non-ASCII byte) or there is no
+   * quote: the caller then decodes the string itself.
+   */
+  asciiText(bytes: Uint8Array, start: number): number | undefined {
+    const limit = bytes.length;
+    // The tag and a one-byte length, then the units; a length over 127 moves them up.
+    this.reserve(2 + Math.min(limit - start, 64));
+    let out = this.out;
+    const head = this.length;
+    let at = head + 2;
+    for (let i = start; i < limit; i++) {
+      const byte = bytes[i] as number;
+      if (byte === 0x22) {
+        this.length = at;
+        const size = at - head - 2;
+        out[head] = TAG_STRING;
+        if (size < 64) {
+          out[head + 1] = size * 2;
+        } else {
+          const extra = lebSize(size * 2) - 1;
+          this.reserve(extra);
+          out = this.out;
+          out.copyWithin(head + 2 + extra, head + 2, at);
+          this.length += extra;
+          writeLeb(out, head + 1, size * 2);
+        }
+        return i;
+      }
+      if (byte === 0x5c || byte < 0x20 || byte >= 0x80) break;
+      if (at === out.length) {
+        this.length = at;
+        this.reserve(64);
+        out = this.out;
+      }
+      out[at++] = byte;
+    }
+    this.length = head;
+    return undefined;
   }
 
   #wide(text: string): void {
-    this.#leb(text.length * 2 + 1);
+    this.leb(text.length * 2 + 1);
     const size = text.length * 2;
-    this.#reserve(size);
-    this.#out.write(text, this.#length, size, 'utf16le');
-    this.#length += size;
+    this.reserve(size);
+    this.out.write(text, this.length, size, 'utf16le');
+    this.length += size;
   }
 
-  #reserve(count: number): void {
-    if (this.#length + count <= this.#out.length) return;
-    let size = this.#out.length * 2;
-    while (size < this.#length + count) size *= 2;
+  reserve(count: number): void {
+    if (this.length + count <= this.out.length) return;
+    let size = this.out.length * 2;
+    while (size < this.length + count) size *= 2;
     const grown = Buffer.allocUnsafe(size);
-    this.#out.copy(grown, 0, 0, this.#length);
-    this.#out = grown;
+    this.out.copy(grown, 0, 0, this.length);
+    this.out = grown;
   }
 
-  #byte(value: number): void {
-    this.#reserve(1);
-    this.#out[this.#length++] = value;
+  byte(value: number): void {
+    this.reserve(1);
+    this.out[this.length++] = value;
   }
 
-  #leb(value: number): void {
-    this.#reserve(5);
-    let rest = value;
-    while (rest >= 0x80) {
-      this.#out[this.#length++] = (rest & 0x7f) | 0x80;
-      rest = Math.floor(rest / 128);
+  leb(value: number): void {
+    if (value < 0x80 && this.length < this.out.length) {
+      this.out[this.length++] = value;
+      return;
     }
-    this.#out[this.#length++] = rest;
+    this.reserve(5);
+    this.length = writeLeb(this.out, this.length, value);
+  }
+}
+
+function lebSize(value: number): number {
+  let size = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 128)) size++;
+  return size;
+}
+
+/** Unsigned LEB128 at `at`; returns the position after it. */
+function writeLeb(out: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  let to = at;
+  while (rest >= 0x80) {
+    out[to++] = (rest & 0x7f) | 0x80;
+    rest = Math.floor(rest / 128);
+  }
+  out[to++] = rest;
+  return to;
+}
+
+class Encoder {
+  readonly #writer = new BinaryWriter();
+
+  run(value: unknown, maxDepth: number): Uint8Array {
+    this.#value(value, maxDepth);
+    return this.#writer.finish();
+  }
+
+  #value(value: unknown, depth: number): void {
+    const writer = this.#writer;
+    switch (typeof value) {
+      case 'string':
+      case 'number':
+      case 'boolean':
+        writer.scalar(value);
+        return;
+      case 'object':
+        break;
+      default:
+        giveUp();
+    }
+    if (value === null) {
+      writer.scalar(null);
+      return;
+    }
+    if (depth === 0) giveUp();
+    if (Array.isArray(value)) {
+      writer.byte(TAG_ARRAY);
+      writer.leb(value.length);
+      for (let i = 0; i < value.length; i++) this.#value(value[i], depth - 1);
+      return;
+    }
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) giveUp();
+    const keys = Object.keys(value);
+    writer.byte(TAG_OBJECT);
+    writer.leb(keys.length);
+    for (const key of keys) {
+      writer.atom(key);
+      this.#value((value as Record<string, unknown>)[key], depth - 1);
+    }
   }
 }

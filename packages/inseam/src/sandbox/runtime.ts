@@ -16,6 +16,7 @@
  */
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
 import { encodeBinaryJson, planBinaryJson, type BinaryPlan } from './binary-json.js';
+import { jsonTextToBinary } from './json-text.js';
 import { PRELUDE_SOURCE } from './prelude.js';
 import { cursorInOutcome, listCallOf, nextPageSpec, ReadAheads, type ListCall } from './read-ahead.js';
 import {
@@ -425,11 +426,14 @@ export class ModuleInstance {
       return (text.length >= BINARY_TEXT_MIN ? intoQuickJS(context, text) : undefined) ?? context.newString(text);
     });
     // Response/Request json(): the body decoded as the prelude's TextDecoder would (a BOM dropped,
-    // bad sequences replaced) and parsed by V8; undefined sends the prelude to its own decode and
-    // JSON.parse (a syntax error then comes from QuickJS, as it always did).
+    // bad sequences replaced) and parsed as V8 would: read straight into binary form when
+    // json-text.ts can, else parsed by V8 and encoded. Undefined sends the prelude to its own
+    // decode and JSON.parse (a syntax error then comes from QuickJS, as it always did).
     define('parseJson', (bufferH, offsetH, lengthH) => {
       const bytes = copyRegion(context, bufferH, offsetH, lengthH);
       if (bytes.length > MAX_HOST_PARSED_JSON_BYTES) return context.undefined;
+      const direct = jsonTextToBinary(bytes);
+      if (direct !== undefined) return readBinary(context, direct) ?? context.undefined;
       let value: unknown;
       try {
         value = JSON.parse(new TextDecoder('utf-8').decode(bytes)) as unknown;
@@ -729,7 +733,11 @@ const MAX_HOST_PARSED_JSON_BYTES = 16 * 1024 * 1024;
  */
 function intoQuickJS(context: QuickJSContext, value: unknown): QuickJSHandle | undefined {
   const bytes = encodeBinaryJson(value);
-  if (bytes === undefined) return undefined;
+  return bytes === undefined ? undefined : readBinary(context, bytes);
+}
+
+/** A value's binary form read inside the runtime; undefined when QuickJS refused it. */
+function readBinary(context: QuickJSContext, bytes: Uint8Array): QuickJSHandle | undefined {
   const buffer = context.newArrayBuffer(exactBuffer(bytes));
   try {
     const handle = context.decodeBinaryJSON(buffer);
