@@ -9,10 +9,11 @@ import { setFlagsFromString } from 'node:v8';
 import { ModuleInstance } from './runtime.js';
 import type { LoadSpec, WireMessage } from './protocol.js';
 
-// QuickJS is WebAssembly, and its interpreter calls many small functions. V8 12 and later inline
-// them into their callers by default; Node 20's V8 11 does so only with this flag, which takes
-// about 12% off the time a module's own code runs (bench:sandbox, cpu). Read when a function is
-// compiled, so it applies to every runtime this process builds; a V8 without the flag ignores it.
+// QuickJS is WebAssembly, and its interpreter calls many small functions. Later V8 versions inline
+// them into their callers by default; Node 20's V8 11.3 does so only with this flag, which takes
+// about 12% off the time a module's own code runs (bench:sandbox, cpu; docs/performance.md says
+// why it is on). Read when a function is compiled, so it applies to every runtime this process
+// builds; a V8 without the flag ignores it.
 setFlagsFromString('--wasm-inlining');
 
 const instances = new Map<number, ModuleInstance>();
