@@ -87,6 +87,17 @@ describe('jsonTextToBinary gives up', () => {
     },
   );
 
+  it('on counts that would move the same bytes at every level: the long way is linear there', () => {
+    // 40 levels, each an array of 127 numbers and the next level; a long string at the bottom.
+    let text = JSON.stringify('x'.repeat(100_000));
+    for (let level = 0; level < 40; level++) text = `[${'1,'.repeat(127)}${text}]`;
+    const bytes = utf8.encode(text);
+    expect(jsonTextToBinary(bytes)).toBeUndefined();
+    expect(longWay(bytes)).toBeDefined();
+    // A listing's one long array moves its entries once, well inside the allowance.
+    expect(expectSame(`{"items":[${'{"a":1},'.repeat(5000)}{"a":2}],"next":null}`)).toBeDefined();
+  });
+
   it('on bytes that are not UTF-8 outside a string, and reads them inside one as TextDecoder does', () => {
     expect(jsonTextToBinary(new Uint8Array([0x5b, 0xff, 0x5d]))).toBeUndefined();
     // In a string, a bad sequence is U+FFFD on both ways.

@@ -9,7 +9,9 @@
  * handles in a way of its own or refuses: text that is not JSON (V8 then says why), a byte
  * sequence that is not UTF-8 outside a string, numbers that are not finite, nesting deeper than
  * `maxDepth`, and two kinds of property names whose order `JSON.parse` changes: a name repeated
- * within one object (its first place, its last value) and an array index (listed first).
+ * within one object (its first place, its last value) and an array index (listed first). Its work
+ * stays linear in the input: it also gives up on text shaped to make it move the same bytes again
+ * and again (see #close), since host work is not bounded by the call's deadline.
  */
 import { BinaryWriter, GiveUp, giveUp, isArrayIndex, MAX_ENCODED_DEPTH } from './binary-json.js';
 
@@ -35,6 +37,8 @@ const PLUS = 0x2b;
 
 /** Objects with more names than this check for a repeated one with a set instead of a scan. */
 const SCANNED_NAMES = 16;
+/** Bytes moved for counts, at most, per byte of input (see #close). */
+const MOVED_PER_INPUT_BYTE = 4;
 /** Integers of at most this many digits are read digit by digit; longer numbers go through Number(). */
 const SHORT_INTEGER_DIGITS = 9;
 
@@ -70,6 +74,8 @@ class Transcoder {
    * closes (cut to its length): so a later object there compares with the last complete one.
    */
   readonly #placed: PlacedName[][] = [];
+  /** Bytes moved up so far to make room for counts over 127. */
+  #moved = 0;
 
   constructor(input: Uint8Array) {
     this.#input = input;
@@ -128,7 +134,7 @@ class Transcoder {
         this.#space();
       }
     }
-    writer.close(countAt, count);
+    this.#close(countAt, count);
   }
 
   #object(depth: number): void {
@@ -180,7 +186,20 @@ class Transcoder {
     }
     // Setting an array's length is a runtime call; most objects are as long as the last one here.
     if (placed.length !== count) placed.length = count;
-    writer.close(countAt, count);
+    this.#close(countAt, count);
+  }
+
+  /**
+   * Gives an object's or array's count. One of 128 or more moves everything written since it
+   * opened (BinaryWriter.close); nested deep, that could be moved again at every level, so past
+   * four times the input's size in bytes moved it gives up and the long way, linear, runs instead.
+   */
+  #close(countAt: number, count: number): void {
+    if (count >= 128) {
+      this.#moved += this.#writer.length - countAt;
+      if (this.#moved > MOVED_PER_INPUT_BYTE * this.#input.length) giveUp();
+    }
+    this.#writer.close(countAt, count);
   }
 
   /**
