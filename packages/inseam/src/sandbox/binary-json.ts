@@ -415,8 +415,8 @@ export function encodeBinaryJson(value: unknown, maxDepth = MAX_ENCODED_DEPTH): 
  * with `open` and gives the count with `close`.
  */
 export class BinaryWriter {
-  /** The body: `length` bytes of it are written. */
-  out = Buffer.allocUnsafe(4096);
+  #out = Buffer.allocUnsafe(4096);
+  /** Bytes of the body written so far. */
   length = 0;
   /** Property name → the atom reference written for it. */
   readonly #references = new Map<string, number>();
@@ -425,14 +425,14 @@ export class BinaryWriter {
 
   /** The version byte and the atom table, then the body. */
   finish(): Uint8Array {
-    const body = this.out.subarray(0, this.length);
-    this.out = Buffer.allocUnsafe(64);
+    const body = this.#out.subarray(0, this.length);
+    this.#out = Buffer.allocUnsafe(64);
     this.length = 0;
     this.byte(BINARY_JSON_VERSION);
     this.leb(this.#table.length);
     for (const name of this.#table) this.string(name);
     const whole = new Uint8Array(this.length + body.length);
-    whole.set(this.out.subarray(0, this.length), 0);
+    whole.set(this.#out.subarray(0, this.length), 0);
     whole.set(body, this.length);
     return whole;
   }
@@ -443,8 +443,8 @@ export class BinaryWriter {
    */
   open(array: boolean): number {
     this.reserve(2);
-    this.out[this.length++] = array ? TAG_ARRAY : TAG_OBJECT;
-    this.out[this.length] = 0;
+    this.#out[this.length++] = array ? TAG_ARRAY : TAG_OBJECT;
+    this.#out[this.length] = 0;
     return this.length++;
   }
 
@@ -452,10 +452,10 @@ export class BinaryWriter {
     const extra = lebSize(count) - 1;
     if (extra > 0) {
       this.reserve(extra);
-      this.out.copyWithin(countAt + 1 + extra, countAt + 1, this.length);
+      this.#out.copyWithin(countAt + 1 + extra, countAt + 1, this.length);
       this.length += extra;
     }
-    writeLeb(this.out, countAt, count);
+    writeLeb(this.#out, countAt, count);
   }
 
   /** A string, number (see `number`), boolean or null, tagged. */
@@ -479,7 +479,7 @@ export class BinaryWriter {
     } else if (Number.isFinite(value)) {
       this.byte(TAG_FLOAT64);
       this.reserve(8);
-      this.out.writeDoubleLE(value, this.length);
+      this.#out.writeDoubleLE(value, this.length);
       this.length += 8;
     } else {
       giveUp();
@@ -514,7 +514,7 @@ export class BinaryWriter {
     if (length < 64) {
       // Short strings byte by byte (a native call costs more); start over as 16-bit on the first unit over 0xff.
       this.reserve(length + 5);
-      const out = this.out;
+      const out = this.#out;
       const start = this.length;
       let at = start + 1;
       out[start] = length * 2;
@@ -535,7 +535,7 @@ export class BinaryWriter {
     }
     this.leb(length * 2);
     this.reserve(length);
-    this.out.write(text, this.length, length, 'latin1');
+    this.#out.write(text, this.length, length, 'latin1');
     this.length += length;
   }
 
@@ -549,7 +549,7 @@ export class BinaryWriter {
     const limit = bytes.length;
     // The tag and a one-byte length, then the units; a length over 127 moves them up.
     this.reserve(2 + Math.min(limit - start, 64));
-    let out = this.out;
+    let out = this.#out;
     const head = this.length;
     let at = head + 2;
     for (let i = start; i < limit; i++) {
@@ -563,7 +563,7 @@ export class BinaryWriter {
         } else {
           const extra = lebSize(size * 2) - 1;
           this.reserve(extra);
-          out = this.out;
+          out = this.#out;
           out.copyWithin(head + 2 + extra, head + 2, at);
           this.length += extra;
           writeLeb(out, head + 1, size * 2);
@@ -574,7 +574,7 @@ export class BinaryWriter {
       if (at === out.length) {
         this.length = at;
         this.reserve(64);
-        out = this.out;
+        out = this.#out;
       }
       out[at++] = byte;
     }
@@ -586,31 +586,31 @@ export class BinaryWriter {
     this.leb(text.length * 2 + 1);
     const size = text.length * 2;
     this.reserve(size);
-    this.out.write(text, this.length, size, 'utf16le');
+    this.#out.write(text, this.length, size, 'utf16le');
     this.length += size;
   }
 
   reserve(count: number): void {
-    if (this.length + count <= this.out.length) return;
-    let size = this.out.length * 2;
+    if (this.length + count <= this.#out.length) return;
+    let size = this.#out.length * 2;
     while (size < this.length + count) size *= 2;
     const grown = Buffer.allocUnsafe(size);
-    this.out.copy(grown, 0, 0, this.length);
-    this.out = grown;
+    this.#out.copy(grown, 0, 0, this.length);
+    this.#out = grown;
   }
 
   byte(value: number): void {
     this.reserve(1);
-    this.out[this.length++] = value;
+    this.#out[this.length++] = value;
   }
 
   leb(value: number): void {
-    if (value < 0x80 && this.length < this.out.length) {
-      this.out[this.length++] = value;
+    if (value < 0x80 && this.length < this.#out.length) {
+      this.#out[this.length++] = value;
       return;
     }
     this.reserve(5);
-    this.length = writeLeb(this.out, this.length, value);
+    this.length = writeLeb(this.#out, this.length, value);
   }
 }
 
