@@ -1,5 +1,6 @@
 // sandbox: what running a connector in the sandbox (QuickJS in a separate process, results
-// crossing as JSON) costs against importing the same module into Node and calling it directly.
+// crossing as copies in QuickJS's binary form) costs against importing the same module into Node
+// and calling it directly.
 //
 //   node bench/sandbox.mjs [--rounds N] [--count N] [--calls N] [--latency-ms N] [--only calls|cpu|http|http-latency]
 //
