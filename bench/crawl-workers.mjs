@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { recordExtras, resetExtras, roundExtras } from './lib/case-extras.mjs';
 import { benchRoot, manyTextFiles } from './lib/fixtures.mjs';
-import { busyWarning, childCase, ensureBuiltEntries, machineFacts, median, nodeCase, progress, repoRoot, roundsFromArgv, runCases, saveResults, table, wholeNumberOption } from './lib/measure.mjs';
+import { busyWarning, childCase, ensureBuiltEntries, machineFacts, median, nodeCase, progress, repoRoot, roundsFromArgv, runCases, runScript, saveResults, table, wholeNumberOption } from './lib/measure.mjs';
 import { databaseUrl, serverCpuMs, startBenchPostgres, writeCounters } from './lib/postgres.mjs';
 
 const script = fileURLToPath(import.meta.url);
@@ -264,10 +264,4 @@ async function main(argv) {
   console.log(`\nraw results: ${await saveResults('crawl-workers', results)}`);
 }
 
-if (process.argv[2] === '--case') {
-  const run = CASES[process.argv[3]];
-  if (run === undefined) throw new Error(`No case ${process.argv[3]}; cases: ${Object.keys(CASES).join(', ')}.`);
-  await run(...process.argv.slice(4));
-} else {
-  await main(process.argv.slice(2));
-}
+await runScript(CASES, main);

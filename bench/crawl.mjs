@@ -20,22 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { quantile, recordExtras, resetExtras, roundExtras } from './lib/case-extras.mjs';
 import { benchRoot, manyTextFiles, textFileAt } from './lib/fixtures.mjs';
 import { buildFloorIndex, openFloorIndex } from './lib/fts-floor.mjs';
-import {
-  busyWarning,
-  childCase,
-  commandCase,
-  ensureBuiltEntries,
-  machineFacts,
-  median,
-  nodeCase,
-  progress,
-  roundsFromArgv,
-  runCases,
-  saveResults,
-  table,
-  wholeNumberOption,
-  withoutCaBundle,
-} from './lib/measure.mjs';
+import { busyWarning, childCase, commandCase, ensureBuiltEntries, machineFacts, median, nodeCase, progress, roundsFromArgv, runCases, runScript, saveResults, table, wholeNumberOption, withoutCaBundle } from './lib/measure.mjs';
 import { searchQueries } from './lib/text-corpus.mjs';
 import { applyChanges, changePlan, restoreTree } from './lib/tree-changes.mjs';
 
@@ -475,10 +460,4 @@ async function main(argv) {
   console.log(`raw results: ${await saveResults('crawl', results)}`);
 }
 
-if (process.argv[2] === '--case') {
-  const run = CASES[process.argv[3]];
-  if (run === undefined) throw new Error(`No case ${process.argv[3]}; cases: ${Object.keys(CASES).join(', ')}.`);
-  await run(...process.argv.slice(4));
-} else {
-  await main(process.argv.slice(2));
-}
+await runScript(CASES, main);

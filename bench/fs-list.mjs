@@ -10,21 +10,7 @@ import { lstat, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchRoot, flatFiles, manySmallFiles } from './lib/fixtures.mjs';
-import {
-  busyWarning,
-  childCase,
-  commandCase,
-  ensureBuilt,
-  machineFacts,
-  nodeCase,
-  progress,
-  roundsFromArgv,
-  wholeNumberOption,
-  runCases,
-  saveResults,
-  table,
-  withoutCaBundle,
-} from './lib/measure.mjs';
+import { busyWarning, childCase, commandCase, ensureBuilt, machineFacts, nodeCase, progress, roundsFromArgv, runCases, runScript, saveResults, table, wholeNumberOption, withoutCaBundle } from './lib/measure.mjs';
 
 const script = fileURLToPath(import.meta.url);
 
@@ -142,10 +128,4 @@ async function main(argv) {
   console.log(`\nraw results: ${await saveResults('fs-list', results)}`);
 }
 
-if (process.argv[2] === '--case') {
-  const run = CASES[process.argv[3]];
-  if (run === undefined) throw new Error(`No case ${process.argv[3]}; cases: ${Object.keys(CASES).join(', ')}.`);
-  await run(process.argv[4]);
-} else {
-  await main(process.argv.slice(2));
-}
+await runScript(CASES, main);

@@ -10,7 +10,7 @@ import { open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchRoot, bigFile } from './lib/fixtures.mjs';
-import { busyWarning, childCase, commandCase, ensureBuilt, machineFacts, nodeCase, progress, roundsFromArgv, runCases, wholeNumberOption, saveResults, table } from './lib/measure.mjs';
+import { busyWarning, childCase, commandCase, ensureBuilt, machineFacts, nodeCase, progress, roundsFromArgv, runCases, runScript, saveResults, table, wholeNumberOption } from './lib/measure.mjs';
 
 const script = fileURLToPath(import.meta.url);
 const MiB = 1 << 20;
@@ -122,10 +122,4 @@ async function main(argv) {
   console.log(`\nraw results: ${await saveResults('fs-read', { benchmark: 'fs-read', machine, rounds, file, rows })}`);
 }
 
-if (process.argv[2] === '--case') {
-  const run = CASES[process.argv[3]];
-  if (run === undefined) throw new Error(`No case ${process.argv[3]}; cases: ${Object.keys(CASES).join(', ')}.`);
-  await run(process.argv[4]);
-} else {
-  await main(process.argv.slice(2));
-}
+await runScript(CASES, main);

@@ -6,7 +6,7 @@
 //
 // Run as `node bench/s3-list.mjs --case <id> <endpoint>` it is one case's child process.
 import { fileURLToPath } from 'node:url';
-import { busyWarning, childCase, commandCase, ensureBuilt, machineFacts, nodeCase, progress, roundsFromArgv, runCases, wholeNumberOption, saveResults, table, withoutCaBundle } from './lib/measure.mjs';
+import { busyWarning, childCase, commandCase, ensureBuilt, machineFacts, nodeCase, progress, roundsFromArgv, runCases, runScript, saveResults, table, wholeNumberOption, withoutCaBundle } from './lib/measure.mjs';
 import { BENCH_BUCKET, S3RVER_CREDENTIALS, bucketConfig, seededS3rver } from './lib/s3rver.mjs';
 
 const script = fileURLToPath(import.meta.url);
@@ -109,10 +109,4 @@ async function main(argv) {
   }
 }
 
-if (process.argv[2] === '--case') {
-  const run = CASES[process.argv[3]];
-  if (run === undefined) throw new Error(`No case ${process.argv[3]}; cases: ${Object.keys(CASES).join(', ')}.`);
-  await run(process.argv[4]);
-} else {
-  await main(process.argv.slice(2));
-}
+await runScript(CASES, main);

@@ -19,7 +19,7 @@
 //
 // Run as `node bench/sandbox.mjs --case <id> <json args>` it is one case's child process.
 import { fileURLToPath } from 'node:url';
-import { childCase, machineFacts, nodeCase, progress, roundsFromArgv, runCases, saveResults, table } from './lib/measure.mjs';
+import { childCase, machineFacts, nodeCase, progress, roundsFromArgv, runCases, runScript, saveResults, table } from './lib/measure.mjs';
 import { BENCH_TOKEN, benchGatePort, cpuModule, ensureInseamBuilt, fetchOverPort, httpModule, importModule, startPagesServer } from './lib/sandbox-fixtures.mjs';
 
 const script = fileURLToPath(import.meta.url);
@@ -187,10 +187,4 @@ async function main(argv) {
   console.log(`\nraw results: ${await saveResults('sandbox', results)}`);
 }
 
-if (process.argv[2] === '--case') {
-  const run = CASES[process.argv[3]];
-  if (run === undefined) throw new Error(`No case ${process.argv[3]}; cases: ${Object.keys(CASES).join(', ')}.`);
-  await run(JSON.parse(process.argv[4] ?? '{}'));
-} else {
-  await main(process.argv.slice(2));
-}
+await runScript(CASES, main, (args) => [JSON.parse(args[0] ?? '{}')]);

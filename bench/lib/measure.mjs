@@ -268,6 +268,18 @@ export async function saveResults(benchmark, results) {
   return file;
 }
 
+/**
+ * A bench script's entry: run as `--case <id> [args…]` (a child nodeCase starts) it runs that one
+ * case with the args, as `caseArgs` turns them into arguments; otherwise `main` with the command line.
+ */
+export async function runScript(cases, main, caseArgs = (args) => args) {
+  const argv = process.argv.slice(2);
+  if (argv[0] !== '--case') return main(argv);
+  const run = cases[argv[1]];
+  if (run === undefined) throw new Error(`No case ${argv[1]}; cases: ${Object.keys(cases).join(', ')}.`);
+  return run(...caseArgs(argv.slice(2)));
+}
+
 /** Inside a node child case: time `fn`, then print the one JSON line the parent reads. */
 export async function childCase(fn) {
   const started = performance.now();
