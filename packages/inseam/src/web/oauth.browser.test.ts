@@ -4,7 +4,7 @@
  * authorization-code flow with PKCE in a new window that lands on the server's callback page, and
  * the device-code flow shown as a code and a link. The page itself never leaves the server.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeviceAuthorizationServer, startMockAuthorizationServer, type DeviceAuthorizationServer, type MockAuthorizationServer } from '../credentials/__fixtures__/oauth-servers.js';
 import { registerOAuthKind } from '../http/__fixtures__/oauth-connector.js';
@@ -81,6 +81,38 @@ describe('connecting an OAuth 2 host', () => {
     expect(exchange['code_verifier']).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
     await screenshot(page, 'oauth-connected');
     expect(watched.outside, 'the page itself stays on the server').toEqual([]);
+    expect(watched.errors).toEqual([]);
+  }, BROWSER_TEST_MS);
+
+  it('shows the credentials for the settings asked about last, whatever order the answers come in', async () => {
+    const watched = await open('#/hosts/new/cloud-drive');
+    const { page } = watched;
+    const held: Route[] = [];
+    await page.route('**/v1/source-kinds/*/describe', (route) => {
+      held.push(route);
+    });
+    const form = page.locator('form[data-kind="cloud-drive"]');
+    await form.waitFor();
+    await page.getByLabel('Grant', { exact: true }).selectOption({ label: 'authorization_code' });
+    await page.getByLabel('Token URL', { exact: true }).fill(mock.tokenUrl);
+    await form.getByText('Optional settings').click();
+    await page.getByLabel('Authorization URL', { exact: true }).fill(mock.authorizationUrl);
+    await page.getByLabel('Authorization URL', { exact: true }).press('Tab');
+    await eventually(() => held.length).toBeGreaterThan(1);
+    const last = held.at(-1) as Route;
+    await last.continue();
+    await eventually(() => form.locator('.credentials').textContent()).toContain('This host connects with OAuth 2');
+    // The earlier questions are answered after it, one at least with other credentials (or none).
+    const earlier: unknown[] = [];
+    for (const route of held.slice(0, -1)) {
+      const answered = page.waitForResponse((response) => response.request() === route.request());
+      await route.continue();
+      earlier.push(await (await answered).json().catch(() => null));
+    }
+    expect(earlier.some((body) => (body as { auth?: { acquire?: { type?: string } } } | null)?.auth?.acquire?.type !== 'oauth2')).toBe(true);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    expect(await form.locator('.credentials').textContent()).toContain('This host connects with OAuth 2');
+    await page.unroute('**/v1/source-kinds/*/describe');
     expect(watched.errors).toEqual([]);
   }, BROWSER_TEST_MS);
 

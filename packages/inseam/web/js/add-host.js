@@ -2,7 +2,7 @@
 // form rendered from the kind's configSchema, then the credentials its AuthSpec asks for. Every
 // field is checked as the person goes; what the server refuses is shown on the field it names.
 
-import { ApiError } from './api.js';
+import { ApiError, newestOnly } from './api.js';
 import { categoryChip, categoryIcon, chip, emptyState, errorBlock, h, icon, replace, spinner, uid } from './dom.js';
 import { credentialFields, oauthConnect } from './credentials.js';
 import { configErrors, humanize, schemaFields } from './schema-form.js';
@@ -209,21 +209,30 @@ export function addHostView(ctx, params) {
       if (slug.invalid()) slug.setError(slugProblem(slug.control.value));
     });
 
-    /** Asks the server how hosts of this kind with this config authenticate. */
-    async function describe({ show = false } = {}) {
+    /** Asks the server how hosts of this kind with this config authenticate; the newest question's answer is the one shown. */
+    const describe = newestOnly(async (current, { show = false } = {}) => {
       const read = config.read({ show });
-      if (read.errors.size > 0) return false;
+      if (read.errors.size > 0) {
+        // As the last answer left it: one still on its way is for settings that are no longer there.
+        replace(credentialArea, credentials ? credentials.element : h('p', { class: 'muted', text: 'Fill in the connection settings to see which credentials this kind needs.' }));
+        return false;
+      }
       const key = JSON.stringify(read.value);
-      if (key === describedFor && auth !== null) return true;
+      if (key === describedFor && auth !== null) {
+        replace(credentialArea, credentials.element);
+        return true;
+      }
       replace(credentialArea, h('p', { class: 'muted' }, spinner('Checking'), ' Checking the settings…'));
       try {
         const answer = await api.post(`/v1/source-kinds/${encodeURIComponent(kind.kind)}/describe`, { network: session.network, config: read.value });
+        if (!current()) return false;
         describedFor = key;
         auth = answer.auth;
         credentials = credentialFields(auth);
         replace(credentialArea, credentials.element);
         return true;
       } catch (error) {
+        if (!current()) return false;
         auth = null;
         credentials = null;
         describedFor = null;
@@ -236,7 +245,7 @@ export function addHostView(ctx, params) {
         }
         return false;
       }
-    }
+    });
 
     form.addEventListener('submit', async (event) => {
       event.preventDefault();

@@ -66,3 +66,18 @@ export function query(params) {
 export function hostPath(network, host, rest = '') {
   return `/v1/hosts/${encodeURIComponent(network)}/${encodeURIComponent(host)}${rest}`;
 }
+
+/**
+ * `ask` as only its newest call counts: settings change faster than the server answers them.
+ * `ask(current, ...args)` looks at `current()` after each await and, once it is false (a newer
+ * call began), leaves the page as the newer call has it; its caller gets the newest call's outcome.
+ */
+export function newestOnly(ask) {
+  let calls = 0;
+  let newest;
+  return (...args) => {
+    const mine = ++calls;
+    newest = ask(() => mine === calls, ...args).then((outcome) => (mine === calls ? outcome : newest));
+    return newest;
+  };
+}

@@ -2,7 +2,7 @@
 // the origins the module used), the trial itself, the person's approval with its typed phrase,
 // and install — which adds the host and starts its first crawl, followed here to the end.
 
-import { ApiError, hostPath } from './api.js';
+import { ApiError, hostPath, newestOnly } from './api.js';
 import { button, chip, emptyState, errorBlock, h, icon, progressBar, replace, spinner, uid } from './dom.js';
 import { credentialFields } from './credentials.js';
 import { ago, duration, plural, shortSha, when } from './format.js';
@@ -110,12 +110,15 @@ export function connectorsView(ctx, params) {
     const configText = schema
       ? null
       : h('textarea', { id: configId, class: 'mono', rows: '5', spellcheck: 'false', value: '{\n  \n}', 'aria-describedby': `${configId}-help` });
-    const authArea = h('div', { class: 'cred-area' }, h('p', { class: 'muted', text: 'Fill in the config to see which credentials the module asks for.' }));
+    const askForConfig = () => h('p', { class: 'muted', text: 'Fill in the config to see which credentials the module asks for.' });
+    const authArea = h('div', { class: 'cred-area' }, askForConfig());
     const phase = h('select', { id: uid('phase') }, h('option', { value: 'submit', text: 'Submit — reads only' }), h('option', { value: 'install', text: 'Install — also writes under a scratch prefix' }));
     let auth = null;
     let credentials = null;
     let originBoxes = [];
     let describedFor = null;
+    /** What the last answer put in authArea, shown again when a newer question needs no answer. */
+    let authShown = null;
 
     function readConfig(show = true) {
       if (config) return config.read({ show });
@@ -128,14 +131,23 @@ export function connectorsView(ctx, params) {
       }
     }
 
-    async function describe(show = false) {
+    // The newest question's answer is the one shown (see newestOnly).
+    const describe = newestOnly(async (current, show = false) => {
       const read = readConfig(show);
-      if (read.errors.size > 0) return false;
+      if (read.errors.size > 0) {
+        // As the last answer left it: one still on its way is for a config that is no longer there.
+        replace(authArea, ...(authShown ?? [askForConfig()]));
+        return false;
+      }
       const key = JSON.stringify(read.value);
-      if (key === describedFor && auth !== null) return true;
+      if (key === describedFor && auth !== null) {
+        replace(authArea, ...authShown);
+        return true;
+      }
       replace(authArea, h('p', { class: 'muted' }, spinner('Loading'), ' Loading the module…'));
       try {
         const answer = await api.post(`/v1/connectors/${view.sha}/describe`, { config: read.value });
+        if (!current()) return false;
         auth = answer.auth;
         describedFor = key;
         credentials = credentialFields(auth, { idPrefix: 'mcred' });
@@ -144,20 +156,22 @@ export function connectorsView(ctx, params) {
           const box = h('input', { type: 'checkbox', id, value: origin });
           return { origin, box, element: h('div', { class: 'check-row' }, box, h('label', { for: id }, 'Allow ', h('code', { text: origin }), ' on a private address (this machine, the LAN)')) };
         });
-        replace(
-          authArea,
+        authShown = [
           credentials.element,
           originBoxes.length > 0 ? h('fieldset', { class: 'fieldset' }, h('legend', { text: 'Private origins' }), h('p', { class: 'help', text: 'Only for origins you know are on this machine or your network; the gate refuses private addresses otherwise.' }), originBoxes.map((item) => item.element)) : null,
-        );
+        ];
+        replace(authArea, ...authShown);
         return true;
       } catch (error) {
+        if (!current()) return false;
         auth = null;
         describedFor = null;
+        authShown = null;
         if (error instanceof ApiError && error.code === 'invalid_config' && config) config.showErrors(configErrors(error));
         replace(authArea, errorBlock(error, 'The module could not be loaded with this config'));
         return false;
       }
-    }
+    });
 
     const card = h(
       'section',
