@@ -14,7 +14,6 @@ export { readSummary, readToolResult } from './read-content.js';
 export type { ReadPageSummary } from './read-content.js';
 export { MCP_MAX_READ_BYTES } from './tools/files.js';
 export { MAX_MODULE_CHARS } from './tools/connectors.js';
-export { OUTBOUND_FEATURE } from './tools/outbound.js';
 export { OutboundMcpStore, OUTBOUND_SCHEMA_COMPONENT } from './outbound/store.js';
 export type { OutboundServer, OutboundServerInput, OutboundSecrets, OutboundTransport } from './outbound/store.js';
 export { OutboundConnectors, DEFAULT_OUTBOUND_IDLE_MS, DEFAULT_OUTBOUND_TIMEOUT_MS } from './outbound/connectors.js';
