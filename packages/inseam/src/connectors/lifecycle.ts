@@ -514,7 +514,7 @@ function summary(record: TrialRecord): TrialSummary {
 function requirePerson(actor: Actor): void {
   if (actor.agentId !== undefined && actor.agentId !== null) {
     throw new PermissionDeniedError('Approving a connector is a person\'s act; an agent cannot approve one. Ask a person to approve it in the browser or with `inseam approve`.', {
-      details: { reason: 'agent_cannot_approve' },
+      details: { reason: 'agent_cannot_act' },
     });
   }
 }

@@ -18,7 +18,6 @@ describe('the mcp subpath', () => {
         'MCP_PATH',
         'MODEL_CAPABILITY',
         'McpHost',
-        'OUTBOUND_FEATURE',
         'OUTBOUND_SCHEMA_COMPONENT',
         'OutboundConnectors',
         'OutboundMcpStore',

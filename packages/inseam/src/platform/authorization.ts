@@ -155,9 +155,3 @@ export function refusal(rule: ActionRule | undefined, subject: Subject, what: st
 export function mayDo(action: ActionId, subject: Subject): boolean {
   return refusal(ACTIONS[action], subject, action) === null;
 }
-
-/** Throws the refusal of `action` for `subject`, if any. */
-export function authorize(action: ActionId, subject: Subject, what: string = action): void {
-  const refused = refusal(ACTIONS[action], subject, what);
-  if (refused !== null) throw refused;
-}
