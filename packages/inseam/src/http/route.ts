@@ -105,6 +105,8 @@ export async function registerRoutes(app: FastifyInstance, specs: readonly Route
 }
 
 function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices): void {
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  const rule = ruleOf(spec.action);
   app.route({
     method: spec.method,
     url: spec.url,
@@ -115,6 +117,15 @@ function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices):
       ...(spec.headers === undefined ? {} : { headers: spec.headers }),
       ...(spec.body === undefined ? {} : { body: spec.body }),
     },
+    // Who calls, and whether the table lets them, is settled before anything of the request is
+    // read or validated: a caller without the right learns nothing about the route's inputs.
+    onRequest: async (request: FastifyRequest) => {
+      if (rule?.public === true) return;
+      const principal = await authenticate(request.headers.authorization, services.tokens);
+      const refused = refusal(rule, principal, 'This call');
+      if (refused !== null) throw refused;
+      principals.set(request, principal);
+    },
     ...(spec.optionalBody === true
       ? {
           preValidation: async (request: FastifyRequest) => {
@@ -123,11 +134,7 @@ function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices):
         }
       : {}),
     handler: async (request, reply) => {
-      const principal = isPublic(spec) ? undefined : await authenticate(request.headers.authorization, services.tokens);
-      if (principal !== undefined) {
-        const refused = refusal(ruleOf(spec.action), principal, 'This call');
-        if (refused !== null) throw refused;
-      }
+      const principal = principals.get(request);
       const call: Call = {
         request,
         reply,

@@ -54,6 +54,11 @@ export interface HostedTool {
 
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The `_meta` key of a listing naming the action of inseam's authorization table the tool is. */
+export const ACTION_META = 'inseam/action';
+/** The `_meta` key of a package tool's listing naming the features it requires. */
+export const FEATURES_META = 'inseam/requires';
+
 interface Prepared {
   readonly tool: HostedTool;
   readonly schema: AnyObjectSchema;
@@ -138,6 +143,8 @@ function prepare(tool: HostedTool, origin: HostedToolOrigin): Prepared {
     description: tool.description,
     inputSchema: toJsonSchemaCompat(schema, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
     annotations: { ...tool.annotations, ...(tool.title === undefined ? {} : { title: tool.title }) },
+    // What the client may know of who may call it: the action of inseam's table, or a package's features.
+    _meta: origin.packageId === undefined ? { [ACTION_META]: tool.action } : { [FEATURES_META]: [...(rule.features ?? [])] },
   };
   return { tool, schema, listing, rule, ...(origin.packageId === undefined ? {} : { packageId: origin.packageId }), ...(origin.network === undefined ? {} : { network: origin.network }) };
 }

@@ -4,7 +4,7 @@ export { McpHost, RUNTIME_STACK_URI, RUNTIME_STACK_PROMPT, MODEL_CAPABILITY, CAL
 export type { McpHostDeps, McpHostOptions, McpSessionOptions } from './host.js';
 export { serveStdio } from './stdio.js';
 export type { StdioStreams } from './stdio.js';
-export { HostedTools } from './hosted-tools.js';
+export { HostedTools, ACTION_META, FEATURES_META } from './hosted-tools.js';
 export type { HostedTool, HostedToolContext, HostedToolOrigin } from './hosted-tools.js';
 export { HOSTED_TOOLS_EXPORT, packageToolSets } from './package-tools.js';
 export type { PackageToolSet } from './package-tools.js';
