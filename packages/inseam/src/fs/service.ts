@@ -7,10 +7,11 @@
  *    input objects field by field — identity never comes from input;
  * 2. routes the address to its host in the caller's network (`invalid_uri`, `not_found`,
  *    `permission_denied` for another network or another owner's host);
- * 3. checks the permission tree for the right the operation needs (`permission_denied` naming
- *    the right): read for list, stat, read, readStream and search hits; write for write and
- *    delete (a recursive delete needs write on every path the tree names below); exec for exec
- *    and startRun. No right implies another;
+ * 3. checks the right the operation needs (`permission_denied` naming the right): read for list,
+ *    stat, read, readStream and search hits; write for write; write and read for delete (a
+ *    recursive delete needs both on every path the tree names below); exec for exec and
+ *    startRun — the host's tree, and for an agent its token's grants too (access.ts). A write
+ *    where the caller may not read is a drop-box write (#drop);
  * 4. checks the call against the kind's flat capability set before dispatch (`unsupported`
  *    naming kind, operation and argument);
  * 5. dispatches to the host's port. Exec entries then pass the loader's entry check (the kind's

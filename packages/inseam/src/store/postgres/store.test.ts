@@ -71,13 +71,16 @@ describe('opening and migrations', () => {
     const url = await server.createSchema();
     // The schema as it was: network and token at version 1.
     const older = POSTGRES_STORE_SCHEMA.map((component) => ({ ...component, migrations: component.migrations.slice(0, component.component === 'network' || component.component === 'token' ? 1 : undefined) }));
-    const before = await open(url, older);
+    const pool = new pg.Pool({ connectionString: url });
+    const before = { database: Db.onPool(pool, () => false) };
+    await migrate(before.database, older);
     await before.database.run("INSERT INTO networks (slug, label, created_at, updated_at) VALUES ('home', 'home', 1, 1)");
     const readOnly = '{"default":{"read":true,"write":false,"exec":false}}';
     for (const [slug, kind, permissions] of [['files', 'fs', null], ['pad', 'bucket', null], ['data', 'local', null], ['kept', 'fs', readOnly], ['notes', 'notes-api', null]] as const) {
       await before.database.run("INSERT INTO hosts (network_id, slug, kind, label, description, config, permissions, created_at, updated_at) SELECT id, $1, $2, $1, '', '{}', $3, 1, 1 FROM networks WHERE slug = 'home'", [slug, kind, permissions]);
     }
     await before.database.run("INSERT INTO tokens (id, network_id, user_id, agent_id, name, secret_hash, scopes, created_at) VALUES ('k1', NULL, 'ann', 'helper', 'old agent', 'h1', '[]', 1)");
+    await pool.end();
     const store = await open(url);
     const rights = async (slug: string) => (await store.hosts.get({ network: 'home', host: slug }))?.permissions ?? null;
     const writable = { default: { read: true, write: true, exec: false } };
