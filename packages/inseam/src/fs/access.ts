@@ -21,7 +21,7 @@ import type { Platform } from '../platform/index.js';
 import type { HostKinds } from '../platform/index.js';
 import type { HostRecord, HostRef } from '../store/index.js';
 import { mayUseHost, type CheckedCaller } from './caller.js';
-import { grantCovers } from './grants.js';
+import { compileGrants, grantCovers } from './grants.js';
 import type { CompiledPermissions, PermissionRight } from './permissions.js';
 
 /**
@@ -105,7 +105,7 @@ export class Access {
   require(target: Target, right: AccessRight): void {
     if (!treeAllows(target.permissions, target.address.segments, right)) throw denied(target, right, target.global);
     const { caller, address } = target;
-    if (right !== 'read' && caller.agentId !== undefined && !grantCovers(caller.grants, right, address.network, address.host, address.segments)) {
+    if (right !== 'read' && caller.agentId !== undefined && !grantCovers(compileGrants(caller.grants), right, address.network, address.host, address.segments)) {
       throw new PermissionDeniedError(
         `This agent's token has no "${right}" grant covering ${target.global}; a person grants it with \`inseam token create --agent ${caller.agentId} --grant ${right}:<address>\`.`,
         { details: { right, reason: 'no_grant', network: target.record.network, host: target.record.slug } },

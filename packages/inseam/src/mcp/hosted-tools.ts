@@ -20,7 +20,7 @@ import { normalizeObjectSchema, safeParseAsync, type AnyObjectSchema } from '@mo
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
 import type { Caller, FsService } from '../fs/index.js';
-import { featuresRule, refusal, ruleOf, type ActionId, type ActionRule } from '../platform/authorization.js';
+import { allows, featuresRule, refusal, ruleOf, type ActionId, type ActionRule, type Subject } from '../platform/authorization.js';
 import { toolErrorResult } from './errors.js';
 
 /** What a hosted tool gets besides its arguments. */
@@ -101,7 +101,8 @@ export class HostedTools {
 
   /** The tools this caller may call, as `tools/list` describes them. */
   list(caller: Caller): Tool[] {
-    return [...this.#tools.values()].filter((entry) => visible(entry, caller) && refusalOf(entry, caller) === null).map((entry) => entry.listing);
+    const subject = subjectOf(caller);
+    return [...this.#tools.values()].filter((entry) => visible(entry, caller) && allows(entry.rule, subject)).map((entry) => entry.listing);
   }
 
   /** Runs one call (see the module comment). Never throws: failures are `isError` results. */
@@ -153,9 +154,12 @@ function visible(entry: Prepared, caller: Caller): boolean {
   return entry.network === undefined || entry.network === caller.session.projectId;
 }
 
+function subjectOf(caller: Caller): Subject {
+  return { features: caller.session.features, agentId: caller.session.agentId, grants: caller.grants };
+}
+
 function refusalOf(entry: Prepared, caller: Caller): PermissionDeniedError | null {
-  const { features, agentId } = caller.session;
-  return refusal(entry.rule, { features, agentId, grants: caller.grants }, `The tool "${entry.tool.name}"`);
+  return refusal(entry.rule, subjectOf(caller), `The tool "${entry.tool.name}"`);
 }
 
 interface Issue {

@@ -125,33 +125,41 @@ export function featuresRule(features: readonly string[] | undefined): ActionRul
   return features === undefined || features.length === 0 ? {} : { features };
 }
 
+/** Whether `subject` passes `rule` (an unknown action passes for nobody). Allocates nothing when it does. */
+export function allows(rule: ActionRule | undefined, subject: Subject): boolean {
+  if (rule === undefined) return false;
+  if (rule.public === true) return true;
+  for (const feature of rule.features ?? []) if (!subject.features.has(feature)) return false;
+  const agent = subject.agentId !== undefined && subject.agentId !== null;
+  if (rule.person === true && agent) return false;
+  return rule.grant === undefined || !agent || (subject.grants ?? []).some((grant) => grant.right === rule.grant);
+}
+
 /**
  * Why `subject` may not do what `rule` guards (`what` names it in the message), or null when it
  * may. The error is `permission_denied` with `details.missingFeatures`, or `details.reason`
- * (`agent_cannot_act`, `no_grant`).
+ * (`agent_cannot_act`, `no_grant`, `unknown_action`).
  */
 export function refusal(rule: ActionRule | undefined, subject: Subject, what: string): PermissionDeniedError | null {
+  if (allows(rule, subject)) return null;
   if (rule === undefined) return new PermissionDeniedError(`${what} is not in inseam's authorization table, so nobody may call it.`, { details: { reason: 'unknown_action' } });
-  if (rule.public === true) return null;
   const missing = (rule.features ?? []).filter((feature) => !subject.features.has(feature));
   if (missing.length > 0) {
     return new PermissionDeniedError(`${what} needs a token with the feature${missing.length === 1 ? '' : 's'} ${missing.map((feature) => `"${feature}"`).join(', ')}.`, {
       details: { missingFeatures: missing },
     });
   }
-  const agent = subject.agentId !== undefined && subject.agentId !== null;
-  if (rule.person === true && agent) {
+  if (rule.person === true) {
     return new PermissionDeniedError(`${what} is a person's decision: use a token that acts for no agent.`, { details: { reason: 'agent_cannot_act' } });
   }
-  if (rule.grant !== undefined && agent && !(subject.grants ?? []).some((grant) => grant.right === rule.grant)) {
-    return new PermissionDeniedError(`${what} needs a "${rule.grant}" grant on this agent's token; a person makes one with \`inseam token create --agent … --grant ${rule.grant}:<address>\`.`, {
-      details: { reason: 'no_grant', right: rule.grant },
-    });
-  }
-  return null;
+  // What is left to fail is the grant.
+  const right = rule.grant!;
+  return new PermissionDeniedError(`${what} needs a "${right}" grant on this agent's token; a person makes one with \`inseam token create --agent … --grant ${right}:<address>\`.`, {
+    details: { reason: 'no_grant', right },
+  });
 }
 
 /** Whether `subject` may do `action`. */
 export function mayDo(action: ActionId, subject: Subject): boolean {
-  return refusal(ACTIONS[action], subject, action) === null;
+  return allows(ACTIONS[action], subject);
 }
