@@ -39,7 +39,7 @@ export const BUCKET_CONNECTOR_ENTRY: SourceConnectorEntry = {
     required: ['provider'],
   },
   capabilities: [...BUCKET_PORT_CAPABILITIES],
-  defaultPermissions: { default: { read: true, write: true, exec: false } },
+  defaultPermissions: { default: { read: true, write: false, exec: false } },
   defaultScope: 'project',
   scopeSelectable: true,
   allowedScopes: ['project', 'user', 'agent'],

@@ -33,7 +33,7 @@ export const LOCAL_CONNECTOR_ENTRY = {
   },
   capabilities: FOLDER_CAPABILITIES,
   execRequires: FOLDER_EXEC_REQUIRES,
-  defaultPermissions: { default: { read: true, write: true, exec: false } },
+  defaultPermissions: { default: { read: true, write: false, exec: false } },
   defaultScope: 'project',
   scopeSelectable: true,
   allowedScopes: ['project', 'user', 'agent'],

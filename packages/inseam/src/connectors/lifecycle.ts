@@ -122,6 +122,7 @@ export interface InstallInput {
   readonly scope?: Scope | null;
   readonly sync?: SourceSyncSettings | null;
   readonly permissions?: PermissionTree | null;
+  readonly writable?: boolean;
   readonly privateOrigins?: readonly string[];
   readonly ownership?: OwnershipScope;
   readonly ownerId?: string;
@@ -275,6 +276,17 @@ export class ConnectorLifecycle {
   }
 
   /**
+   * Deletes a recorded trial of the network that is not approved (an approved one stays: it is
+   * the record of a person's approval, which installing relies on). Throws `not_found`,
+   * `precondition_failed` (approved).
+   */
+  async deleteTrial(network: string, id: string): Promise<void> {
+    const record = await this.trialRecord(network, id);
+    if (!(await this.#platform.store.trials.delete(record.id))) throw new NotFoundError(`There is no trial "${record.id}" in network "${network}".`, { details: { trial: record.id } });
+    await this.#modules.removeTrial(record.moduleHash, record.id);
+  }
+
+  /**
    * A person approves one trial by its id — also trials the MCP endpoint's trial_connector
    * recorded. The same rules as `approve`; the phrase names the trial's kind and module sha.
    */
@@ -335,6 +347,7 @@ export class ConnectorLifecycle {
       ...optional('scope', input.scope),
       ...optional('sync', input.sync),
       ...optional('permissions', input.permissions),
+      ...optional('writable', input.writable),
       ...optional('privateOrigins', input.privateOrigins),
       ...optional('ownership', input.ownership),
       ...optional('ownerId', input.ownerId),
@@ -501,7 +514,7 @@ function summary(record: TrialRecord): TrialSummary {
 function requirePerson(actor: Actor): void {
   if (actor.agentId !== undefined && actor.agentId !== null) {
     throw new PermissionDeniedError('Approving a connector is a person\'s act; an agent cannot approve one. Ask a person to approve it in the browser or with `inseam approve`.', {
-      details: { reason: 'agent_cannot_approve' },
+      details: { reason: 'agent_cannot_act' },
     });
   }
 }

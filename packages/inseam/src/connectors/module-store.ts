@@ -19,6 +19,8 @@ import type { Description } from '@inseam/connector';
 import { InvalidArgumentError, NotFoundError, UnavailableError, type ConfigSchema } from '@neuralis/package-system/contracts';
 
 export const SHA_PATTERN = /^[0-9a-f]{64}$/;
+/** The ids the lifecycle gives trials (`trial-<uuid>`), and nothing that could leave the folder. */
+const TRIAL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** The shortest sha prefix `resolve` accepts. */
 export const MIN_SHA_PREFIX = 8;
 
@@ -62,6 +64,8 @@ export interface ConnectorModuleStore {
   /** The module's text. Throws `not_found`, `invalid_argument` for a malformed sha. */
   source(sha: string): Promise<string>;
   addTrial(sha: string, trialId: string): Promise<void>;
+  /** Forgets a trial of the module (its record is deleted from the store first). */
+  removeTrial(sha: string, trialId: string): Promise<void>;
   trialIds(sha: string): Promise<string[]>;
   installation(sha: string): Promise<Installation | null>;
   install(record: Installation): Promise<void>;
@@ -133,6 +137,14 @@ export class ModuleStore implements ConnectorModuleStore {
 
   async addTrial(sha: string, trialId: string): Promise<void> {
     await this.#write(sha, join('trials', trialId), '');
+  }
+
+  async removeTrial(sha: string, trialId: string): Promise<void> {
+    // A trial id is one file name; anything else names no trial of this module.
+    if (!TRIAL_ID.test(trialId)) return;
+    await rm(join(this.#dir(sha), 'trials', trialId), { force: true }).catch((error: unknown) => {
+      throw unavailable(error);
+    });
   }
 
   async trialIds(sha: string): Promise<string[]> {

@@ -72,6 +72,13 @@ export class PostgresModuleStore implements ConnectorModuleStore {
     });
   }
 
+  async removeTrial(sha: string, trialId: string): Promise<void> {
+    checkSha(sha);
+    return this.#use(async (db) => {
+      await db.run('DELETE FROM connector_module_trials WHERE sha = $1 AND trial_id = $2', [sha, trialId]);
+    });
+  }
+
   async trialIds(sha: string): Promise<string[]> {
     checkSha(sha);
     return this.#use(async (db) => (await db.query<{ trial_id: string }>('SELECT trial_id FROM connector_module_trials WHERE sha = $1 ORDER BY trial_id', [sha])).map((row) => row.trial_id));

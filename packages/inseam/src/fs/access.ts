@@ -8,6 +8,10 @@
  * - Rights come from the host's permission tree (its own, else its kind's defaults, else read
  *   only) with the declaring package's URI policy baseline — the `permissions` of the package's
  *   `sources[]` entry the host is attributed to — unioned on top (see permissions.ts).
+ * - An agent holds `write`, `delete` and `exec` only where its token's grants reach as well
+ *   (grants.ts): the tree and the grants must both allow. A person's rights are the tree's.
+ * - `delete` is the tree's `write` together with its `read`: what a caller cannot see it cannot
+ *   remove, and a drop box (write without read) takes new objects only (docs/fs.md).
  * - A refusal names the right and the address (an address inside the host, never a host path).
  */
 import { NotFoundError, PermissionDeniedError, type PermissionTree } from '@neuralis/package-system/contracts';
@@ -17,6 +21,7 @@ import type { Platform } from '../platform/index.js';
 import type { HostKinds } from '../platform/index.js';
 import type { HostRecord, HostRef } from '../store/index.js';
 import { mayUseHost, type CheckedCaller } from './caller.js';
+import { compileGrants, grantCovers } from './grants.js';
 import type { CompiledPermissions, PermissionRight } from './permissions.js';
 
 /**
@@ -35,8 +40,12 @@ export interface HostAccess {
   readonly permissions: CompiledPermissions;
 }
 
+/** What an operation needs at an address: a right of the tree, or `delete` (see the module comment). */
+export type AccessRight = PermissionRight | 'delete';
+
 /** An address routed to its host, with what the caller may do there. */
 export interface Target extends HostAccess {
+  readonly caller: CheckedCaller;
   readonly address: NetworkAddress;
   /** The host's source URI of the address (what the port takes). */
   readonly uri: string;
@@ -44,7 +53,7 @@ export interface Target extends HostAccess {
   readonly global: string;
 }
 
-const RIGHT_VERBS: Readonly<Record<PermissionRight, string>> = { read: 'read', write: 'write to', exec: 'run commands in' };
+const RIGHT_VERBS: Readonly<Record<AccessRight, string>> = { read: 'read', write: 'write to', delete: 'delete', exec: 'run commands in' };
 
 export class Access {
   readonly #platform: FsPlatform;
@@ -63,7 +72,7 @@ export class Access {
     }
     const address = parsed as NetworkAddress;
     const access = await this.host(caller, address.host);
-    return { ...access, address, uri: addressToSourceUri(address), global: formatAddress(address) };
+    return { ...access, caller, address, uri: addressToSourceUri(address), global: formatAddress(address) };
   }
 
   /** A host of the caller's network. Throws `not_found` (no such network or host), `permission_denied` (owned by someone else). */
@@ -89,22 +98,33 @@ export class Access {
     }
   }
 
-  /** Throws `permission_denied` naming the right unless the host grants it at the address. */
-  require(target: Target, right: PermissionRight): void {
-    if (!target.permissions.allows(target.address.segments, right)) throw denied(target, right, target.global);
+  /**
+   * Throws `permission_denied` naming the right unless the caller holds it at the address: the
+   * host's tree allows it, and for an agent a grant of its token covers the address as well.
+   */
+  require(target: Target, right: AccessRight): void {
+    if (!treeAllows(target.permissions, target.address.segments, right)) throw denied(target, right, target.global);
+    const { caller, address } = target;
+    if (right !== 'read' && caller.agentId !== undefined && !grantCovers(compileGrants(caller.grants), right, address.network, address.host, address.segments)) {
+      throw new PermissionDeniedError(
+        `This agent's token has no "${right}" grant covering ${target.global}; a person grants it with \`inseam token create --agent ${caller.agentId} --grant ${right}:<address>\`.`,
+        { details: { right, reason: 'no_grant', network: target.record.network, host: target.record.slug } },
+      );
+    }
   }
 
   /**
-   * For a recursive delete: the right must hold at the address and at every path below it that
-   * the tree names, since a deny on a child beats an allow on its parent.
+   * For a recursive delete: the right must hold at the address and, by the tree, at every path
+   * below it that the tree names, since a deny on a child beats an allow on its parent. (A grant
+   * covers everything below the address it covers, so it needs no second look.)
    */
-  requireBelow(target: Target, right: PermissionRight): void {
+  requireBelow(target: Target, right: AccessRight): void {
     this.require(target, right);
     const prefix = target.address.segments;
     for (const key of Object.keys(target.permissions.tree.paths ?? {})) {
       const segments = key.split('/');
       const below = segments.length > prefix.length && prefix.every((segment, index) => segments[index] === segment);
-      if (below && !target.permissions.allows(segments, right)) {
+      if (below && !treeAllows(target.permissions, segments, right)) {
         const child = formatAddress(createAddress({ network: target.address.network, host: target.address.host, segments }));
         throw denied(target, right, child);
       }
@@ -125,8 +145,16 @@ export class Access {
   }
 }
 
-function denied(target: Target, right: PermissionRight, where: string): PermissionDeniedError {
-  return new PermissionDeniedError(`Host "${target.record.slug}" does not let this caller ${RIGHT_VERBS[right]} ${where} (the "${right}" right is not granted there).`, {
+/** Whether the tree allows `right` at a path; deleting takes the tree's `write` and `read`. */
+function treeAllows(permissions: CompiledPermissions, segments: readonly string[], right: AccessRight): boolean {
+  if (right !== 'delete') return permissions.allows(segments, right);
+  const rights = permissions.rightsAt(segments);
+  return rights.write && rights.read;
+}
+
+function denied(target: Target, right: AccessRight, where: string): PermissionDeniedError {
+  const needs = right === 'delete' ? 'the "write" and "read" rights are not both granted there' : `the "${right}" right is not granted there`;
+  return new PermissionDeniedError(`Host "${target.record.slug}" does not let this caller ${RIGHT_VERBS[right]} ${where} (${needs}).`, {
     details: { right, network: target.record.network, host: target.record.slug },
   });
 }

@@ -7,6 +7,7 @@
 import { PermissionDeniedError, type SessionContext } from '@neuralis/package-system/contracts';
 import { isNetworkSlug } from '../address/index.js';
 import type { DetachedRunOwnership, HostRecord } from '../store/index.js';
+import type { Grant } from './grants.js';
 
 export interface CheckedCaller {
   readonly session: SessionContext;
@@ -16,9 +17,26 @@ export interface CheckedCaller {
   readonly agentId: string | undefined;
   /** Present when the content goes to a model. */
   readonly model: { readonly image: boolean; readonly video: boolean } | undefined;
+  /**
+   * An agent's grants, copied (none for a person, whose rights are the host's tree alone).
+   * Parsed only when a write, delete or exec asks (access.ts), so reads pay nothing for them.
+   */
+  readonly grants: readonly Grant[];
 }
 
 const ID_MAX = 256;
+const NO_GRANTS: readonly Grant[] = Object.freeze([]);
+
+/** The grants' own two fields, frozen; what is not shaped like a grant is dropped. */
+function copyGrants(values: readonly unknown[]): readonly Grant[] {
+  const copied: Grant[] = [];
+  for (const value of values) {
+    const right = field(value, 'right');
+    const address = field(value, 'address');
+    if (typeof right === 'string' && typeof address === 'string') copied.push(Object.freeze({ right, address } as Grant));
+  }
+  return Object.freeze(copied);
+}
 
 /**
  * Checks and copies a caller. Throws `permission_denied` when there is no usable session: no
@@ -40,12 +58,15 @@ export function checkCaller(value: unknown): CheckedCaller {
     features: Object.freeze(new Set([...features].filter((feature): feature is string => typeof feature === 'string'))) as ReadonlySet<string>,
   });
   const model = field(value, 'model');
+  const grants = field(value, 'grants');
   return Object.freeze({
     session: copied,
     network: projectId,
     userId,
     agentId: agentId as string | undefined,
     model: typeof model === 'object' && model !== null ? Object.freeze({ image: field(model, 'image') === true, video: field(model, 'video') === true }) : undefined,
+    // A surface that hands an agent no grants gives it none: nothing is assumed.
+    grants: agentId !== undefined && Array.isArray(grants) && grants.length > 0 ? copyGrants(grants) : NO_GRANTS,
   });
 }
 

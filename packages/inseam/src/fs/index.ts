@@ -4,7 +4,9 @@ export type { FsServiceOptions } from './service.js';
 export type { FsPlatform } from './access.js';
 export { renderRuntimeStack } from './runtime-stack.js';
 export type { PackageOverview } from './runtime-stack.js';
-export { checkPermissionTree, compilePermissions, rightsAt, unionBaselines, PERMISSION_RIGHTS, NO_RIGHTS } from './permissions.js';
+export { checkPermissionTree, compilePermissions, rightsAt, unionBaselines, withWrites, allowsChanges, PERMISSION_RIGHTS, NO_RIGHTS } from './permissions.js';
+export { checkGrants, compileGrants, grantCovers, MAX_GRANTS } from './grants.js';
+export type { Grant, CompiledGrant } from './grants.js';
 export type { PermissionRight, CompiledPermissions } from './permissions.js';
 export type {
   Caller,

@@ -119,6 +119,23 @@ export function unionBaselines(tree: PermissionTree, baselines: readonly Permiss
   return keys.size === 0 ? { default: union([]) } : { default: union([]), paths };
 }
 
+/**
+ * `tree` with writes turned on or off: on sets the default `write` (keys that deny writes keep
+ * denying), off takes `write` away everywhere. What a person's "writable" switch means.
+ */
+export function withWrites(tree: PermissionTree, on: boolean): PermissionTree {
+  const checked = checkPermissionTree(tree);
+  if (on) return checkPermissionTree({ ...checked, default: { ...checked.default, write: true } });
+  const paths = Object.fromEntries(Object.entries(checked.paths ?? {}).map(([key, rights]) => [key, rights.write === undefined ? rights : { ...rights, write: false }]));
+  return checkPermissionTree({ default: { ...checked.default, write: false }, ...(checked.paths === undefined ? {} : { paths }) });
+}
+
+/** Whether a tree allows `write` or `exec` anywhere. */
+export function allowsChanges(tree: PermissionTree): boolean {
+  const checked = checkPermissionTree(tree);
+  return [checked.default, ...Object.values(checked.paths ?? {})].some((rights) => rights.write === true || rights.exec === true);
+}
+
 const TREE_SHAPE = '{ "default": { "read": boolean, "write": boolean, "exec": boolean }, "paths"?: { "<path>": { "read"?, "write"?, "exec"? } } }';
 
 /**

@@ -86,7 +86,7 @@ describe('permission trees', () => {
   });
 
   it('refuses a recursive delete that would remove a denied child, and removes nothing', async () => {
-    await expect(fixture.fs.delete(ann, 'notes://docs', { recursive: true })).rejects.toMatchObject({ code: 'permission_denied', details: { right: 'write' } });
+    await expect(fixture.fs.delete(ann, 'notes://docs', { recursive: true })).rejects.toMatchObject({ code: 'permission_denied', details: { right: 'delete' } });
     expect(existsSync(join(fixture.files, 'docs', 'private', 'secret.md'))).toBe(true);
     expect(existsSync(join(fixture.files, 'docs', 'a.md'))).toBe(true);
     await fixture.fs.write(ann, 'notes://docs/tmp/x.md', 'x');

@@ -25,7 +25,7 @@ beforeAll(async () => {
   await writeFile(join(fixture.files, 'media', 'pic.png'), PNG);
   await writeFile(join(fixture.files, 'media', 'large.png'), LARGE_PNG);
   await writeFile(join(fixture.files, 'media', 'clip.mp4'), MP4);
-  await fixture.platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: fixture.files } });
+  await fixture.platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: fixture.files }, writable: true });
 });
 
 afterAll(async () => {

@@ -117,7 +117,7 @@ describe('detached runs', () => {
   });
 
   it("gives a user its agents' runs, and an agent only its own", async () => {
-    const agent = callerOf('ann', { agentId: 'helper', features: ['exec.machine'] });
+    const agent = callerOf('ann', { agentId: 'helper', features: ['exec.machine'], grants: [{ right: 'exec', address: 'inseam://home/box/work' }] });
     const run = await fixture.fs.startRun(agent, { command: 'true', cwd: 'box://work' });
     expect(run).toMatchObject({ userId: 'ann', agentId: 'helper' });
     await expect(fixture.fs.runStatus(callerOf('ann', { agentId: 'other-agent' }), run.runId)).rejects.toMatchObject({ code: 'permission_denied' });

@@ -7,10 +7,11 @@
  *    input objects field by field — identity never comes from input;
  * 2. routes the address to its host in the caller's network (`invalid_uri`, `not_found`,
  *    `permission_denied` for another network or another owner's host);
- * 3. checks the permission tree for the right the operation needs (`permission_denied` naming
- *    the right): read for list, stat, read, readStream and search hits; write for write and
- *    delete (a recursive delete needs write on every path the tree names below); exec for exec
- *    and startRun. No right implies another;
+ * 3. checks the right the operation needs (`permission_denied` naming the right): read for list,
+ *    stat, read, readStream and search hits; write for write; write and read for delete (a
+ *    recursive delete needs both on every path the tree names below); exec for exec and
+ *    startRun — the host's tree, and for an agent its token's grants too (access.ts). A write
+ *    where the caller may not read is a drop-box write (#drop);
  * 4. checks the call against the kind's flat capability set before dispatch (`unsupported`
  *    naming kind, operation and argument);
  * 5. dispatches to the host's port. Exec entries then pass the loader's entry check (the kind's
@@ -26,6 +27,7 @@
  * started the run; runStatus, runOutput, killRun and releaseRun check that ownership record only,
  * so a caller who lost the entry feature can still read and stop its runs, and nobody else can.
  */
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ScopePredicate } from '@inseam/connector';
 import {
@@ -292,8 +294,9 @@ export class FsService {
   }
 
   /**
-   * Creates or replaces an object atomically. Needs `write` (not `read`). `ifMatch` and
-   * `createOnly` are enforced by the connector, or refused with `unsupported` — never ignored.
+   * Creates or replaces an object atomically. Needs `write` (for an agent, a write grant too).
+   * `ifMatch` and `createOnly` are enforced by the connector, or refused with `unsupported` —
+   * never ignored. A caller that may not read the address writes into a drop box (#drop).
    * Throws: permission_denied, invalid_uri, invalid_argument, precondition_failed,
    * already_exists, is_a_directory, not_a_directory, too_large, unsupported, unavailable, timeout.
    */
@@ -305,6 +308,7 @@ export class FsService {
     }
     const target = await this.#access.target(who, address);
     this.#access.require(target, 'write');
+    if (!target.permissions.allows(target.address.segments, 'read')) return this.#drop(target, content, copied);
     const written = await this.#live(target, async () => {
       const { port, capabilities } = await this.#dispatch(target);
       return guardedCall(port, capabilities, 'write', target.uri, content, copied);
@@ -314,8 +318,63 @@ export class FsService {
   }
 
   /**
-   * Removes an object. Needs `write` at the address — and, with `recursive`, at every path the
-   * permission tree names below it, so a denied child is never removed with its parent.
+   * A write by a caller that may write but not read the address. Its answer must not depend on
+   * what is there, so: it never replaces (every such write is create-only); `ifMatch`, which
+   * compares with what is there, is refused whatever is there; a name that is taken — or a
+   * folder on the way that is a file — keeps what it holds, and the object goes under a new name
+   * beside it (`report~3f9c2a1b.pdf`); and the answer says only the address asked for and the
+   * bytes taken, never an etag or time from the store. Failures that do not depend on what is
+   * there (unsupported, too_large, unavailable) are answered as ever.
+   */
+  async #drop(target: Target, content: string | Uint8Array, options: { readonly ifMatch?: string; readonly mime?: string }): Promise<FsEntry> {
+    if (options.ifMatch !== undefined) {
+      throw new PermissionDeniedError(`${target.global} may be written but not read by this caller, so a write cannot be conditional on what is there (ifMatch): it only ever adds a new object.`, {
+        details: { right: 'read', reason: 'write_only', network: target.record.network, host: target.record.slug },
+      });
+    }
+    const createOnly = { createOnly: true, ...(options.mime === undefined ? {} : { mime: options.mime }) };
+    await this.#live(target, async () => {
+      const { port, capabilities } = await this.#dispatch(target);
+      try {
+        await guardedCall(port, capabilities, 'write', target.uri, content, createOnly);
+      } catch (error) {
+        if (!DROP_TAKEN.some((code) => hasErrorCode(error, code))) throw error;
+        const elsewhere = await this.#dropPlace(target, port, capabilities);
+        await guardedCall(port, capabilities, 'write', addressToSourceUri(elsewhere), content, createOnly);
+      }
+    });
+    const size = typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength;
+    return { ...this.#root(target), type: 'file', size };
+  }
+
+  /**
+   * Where a dropped object goes when its own place is taken: the first folder on the way that is
+   * not a folder (a file, a link) is swapped for a new name, else the object's own name is.
+   */
+  async #dropPlace(target: Target, port: ConnectorPort, capabilities: ReadonlySet<ConnectorCapability>): Promise<Address> {
+    const { network, host, segments } = target.address;
+    let index = segments.length - 1;
+    if (capabilities.has('stat')) {
+      for (let depth = 1; depth < segments.length; depth++) {
+        const ancestor = addressToSourceUri(createAddress({ network, host, segments: segments.slice(0, depth) }));
+        const entry = await guardedCall(port, capabilities, 'stat', ancestor).catch((error: unknown) => (hasErrorCode(error, 'not_found') ? null : { type: 'blocked' }));
+        if (entry === null) break;
+        if (entry.type !== 'directory') {
+          index = depth - 1;
+          break;
+        }
+      }
+    }
+    const renamed = [...segments];
+    renamed[index] = uniqueName(segments[index]!);
+    return createAddress({ network, host, segments: renamed });
+  }
+
+  /**
+   * Removes an object. Needs `write` and `read` at the address (for an agent, a delete grant
+   * too) — and, with `recursive`, both at every path the permission tree names below it, so a
+   * denied child is never removed with its parent. A drop box (write without read) is never
+   * emptied by its droppers: whether a name exists there is not theirs to learn.
    * Throws: permission_denied, invalid_uri, invalid_argument, not_found, precondition_failed,
    * unsupported, unavailable, timeout.
    */
@@ -325,8 +384,8 @@ export class FsService {
     const recursive = optionalBoolean(given['recursive'], 'recursive');
     const ifMatch = optionalString(given['ifMatch'], 'ifMatch');
     const target = await this.#access.target(who, address);
-    if (recursive === true) this.#access.requireBelow(target, 'write');
-    else this.#access.require(target, 'write');
+    if (recursive === true) this.#access.requireBelow(target, 'delete');
+    else this.#access.require(target, 'delete');
     await this.#live(target, async () => {
       const { port, capabilities } = await this.#dispatch(target);
       await guardedCall(port, capabilities, 'delete', target.uri, { ...(recursive === undefined ? {} : { recursive }), ...(ifMatch === undefined ? {} : { ifMatch }) });
@@ -786,6 +845,16 @@ class ChildPlace implements Place {
 }
 
 const PROBE_NAME = 'x';
+
+/** What a create-only write answers when its place is taken (see #drop). */
+const DROP_TAKEN = ['already_exists', 'is_a_directory', 'not_a_directory', 'precondition_failed', 'containment_violation'] as const;
+
+/** `name` with a random tag before its extension: `report.pdf` → `report~3f9c2a1b.pdf`. */
+function uniqueName(name: string): string {
+  const dot = name.lastIndexOf('.');
+  const tag = `~${randomBytes(4).toString('hex')}`;
+  return dot > 0 ? `${name.slice(0, dot)}${tag}${name.slice(dot)}` : `${name}${tag}`;
+}
 
 // Assigned field by field: a listing builds one per entry, and object spreads cost several times more.
 function entryAt(place: Place, entry: ConnectorEntry): FsEntry {

@@ -3,6 +3,7 @@
  * it answers. Addresses in answers are always global (`inseam://{network}/{host}/{path}`).
  */
 import type { ScopePredicate } from '@inseam/connector';
+import type { Grant } from './grants.js';
 import type {
   ConnectorCapability,
   DetachedRunStatus,
@@ -32,6 +33,11 @@ export interface ModelCapabilities {
 export interface Caller {
   readonly session: SessionContext;
   readonly model?: ModelCapabilities;
+  /**
+   * Where an agent may write, delete and run commands (grants.ts), from its token. Ignored for a
+   * person (no `session.agentId`); an agent without grants may do none of the three anywhere.
+   */
+  readonly grants?: readonly Grant[];
 }
 
 /** Where an answer came from: the host itself, or the catalog's synced copy (host offline). */

@@ -64,7 +64,8 @@ describe('tokens', () => {
     const write = document.paths['/v1/fs/write'].put;
     expect(write.requestBody.content['*/*']).toBeDefined();
     expect(write.parameters).toEqual([expect.objectContaining({ name: 'address', in: 'query', required: true })]);
-    expect(document.paths['/v1/hosts'].post['x-inseam-feature']).toBe('hosts.manage');
+    expect(document.paths['/v1/hosts'].post['x-inseam-action']).toBe('hosts.add');
+    expect(document.paths['/v1/hosts'].post['x-inseam-features']).toEqual(['hosts.manage']);
     expect(document.paths['/v1/hosts'].post.requestBody.content['application/json'].schema.properties.kind).toBeDefined();
     expect(document.components.schemas.Error.properties.error.properties.code.enum).toContain('precondition_failed');
   });

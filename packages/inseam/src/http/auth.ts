@@ -13,6 +13,7 @@ import type { FastifyRequest } from 'fastify';
 import { InvalidArgumentError, NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
 import { checkNetworkSlug } from '../address/index.js';
 import type { Caller } from '../fs/index.js';
+import type { Grant } from '../fs/grants.js';
 import type { Store } from '../store/index.js';
 import { unauthenticated } from './errors.js';
 import type { TokenService } from './tokens.js';
@@ -27,6 +28,8 @@ export interface Principal {
   /** The network the token is limited to; null: any. */
   readonly network: string | null;
   readonly features: ReadonlySet<string>;
+  /** An agent's grants (fs/grants.ts); none for a person. */
+  readonly grants: readonly Grant[];
 }
 
 /**
@@ -47,14 +50,8 @@ export async function authenticate(header: string | undefined, tokens: TokenServ
     agentId: record.agentId,
     network: record.network,
     features: Object.freeze(new Set(record.scopes)) as ReadonlySet<string>,
+    grants: Object.freeze(record.grants as Grant[]),
   });
-}
-
-/** Throws `permission_denied` naming the missing feature. */
-export function requireFeature(principal: Principal, feature: string): void {
-  if (!principal.features.has(feature)) {
-    throw new PermissionDeniedError(`This call needs a token with the "${feature}" feature.`, { details: { missingFeatures: [feature] } });
-  }
 }
 
 /**
@@ -90,5 +87,6 @@ export function callerOf(principal: Principal, network: string): Caller {
       projectId: network,
       features: principal.features,
     },
+    grants: principal.grants,
   };
 }

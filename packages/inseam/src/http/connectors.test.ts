@@ -90,7 +90,7 @@ describe('the connector lifecycle', () => {
   it('lets only a person approve, with the confirmation typed', async () => {
     const agent = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.agent, body: { confirm: `approve notes-api ${sha.slice(0, 12)}` } });
     expect(agent.status).toBe(403);
-    expect(agent.json().error.details.reason).toBe('agent_cannot_approve');
+    expect(agent.json().error.details.reason).toBe('agent_cannot_act');
     const reader = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.reader, body: { confirm: `approve notes-api ${sha.slice(0, 12)}` } });
     expect(reader.status).toBe(403);
     expect(reader.json().error.details.missingFeatures).toEqual(['connectors.approve']);

@@ -7,7 +7,6 @@ describe('the http and connectors surfaces', () => {
     expect(Object.keys(http).sort()).toEqual(
       [
         'ADMIN_FEATURES',
-        'API_FEATURES',
         'API_ROUTES',
         'API_VERSION',
         'DEFAULT_MAX_WRITE_BYTES',
@@ -32,7 +31,7 @@ describe('the http and connectors surfaces', () => {
         'parseIfMatch',
         'parseRange',
         'renderError',
-        'requireFeature',
+        'isPublic',
         'requireWebhooks',
         'tokenView',
       ].sort(),

@@ -1,13 +1,14 @@
 export { createServer, API_ROUTES, API_VERSION, DEFAULT_MAX_WRITE_BYTES } from './server.js';
 export type { HttpServerOptions } from './server.js';
+export { isPublic } from './route.js';
 export type { ApiServices, RouteSpec, ResponseSpec, Call, JsonSchema } from './route.js';
 export { buildOpenApi } from './openapi.js';
 export type { OpenApiDocument } from './openapi.js';
 export { HTTP_STATUS, HTTP_ONLY_CODES, DEFAULT_RETRY_AFTER_SECONDS, HttpError, renderError } from './errors.js';
 export type { ErrorBody, HttpOnlyCode, WireCode } from './errors.js';
-export { TokenService, API_FEATURES, ADMIN_FEATURES, hashToken, looksLikeToken, tokenView } from './tokens.js';
+export { TokenService, ADMIN_FEATURES, hashToken, looksLikeToken, tokenView } from './tokens.js';
 export type { TokenInput, CreatedToken, TokenView } from './tokens.js';
-export { authenticate, callerOf, networkOf, requireFeature, NETWORK_HEADER } from './auth.js';
+export { authenticate, callerOf, networkOf, NETWORK_HEADER } from './auth.js';
 export type { Principal } from './auth.js';
 export { parseRange, formatEtag, parseIfMatch } from './headers.js';
 export { WebhookKeys, hashWebhookKey } from './webhook-keys.js';

@@ -2,7 +2,8 @@
  * The OpenAPI 3.1 description of `/v1`, assembled from the route table's own schemas (route.ts),
  * so what is validated and what is documented are the same objects.
  */
-import type { JsonSchema, RouteSpec } from './route.js';
+import { ruleOf } from '../platform/authorization.js';
+import { isPublic, type JsonSchema, type RouteSpec } from './route.js';
 import { errorSchema } from './schemas.js';
 
 export type OpenApiDocument = Readonly<Record<string, unknown>>;
@@ -27,6 +28,7 @@ function parameters(location: 'path' | 'query' | 'header', schema: JsonSchema | 
 }
 
 function operation(spec: RouteSpec): Record<string, unknown> {
+  const features = ruleOf(spec.action)?.features ?? [];
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(spec.responses)) {
     responses[status] = {
@@ -35,7 +37,7 @@ function operation(spec: RouteSpec): Record<string, unknown> {
       ...(response.headers === undefined ? {} : { headers: Object.fromEntries(Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) }),
     };
   }
-  if (spec.public !== true) responses['401'] = { description: 'No valid token (`unauthenticated`).', content: { 'application/json': { schema: ERROR_REF } } };
+  if (!isPublic(spec)) responses['401'] = { description: 'No valid token (`unauthenticated`).', content: { 'application/json': { schema: ERROR_REF } } };
   responses['default'] = { description: 'An error; its `code` says which (see the status table in docs/http.md).', content: { 'application/json': { schema: ERROR_REF } } };
   const body = spec.rawBody !== undefined
     ? { required: true, description: spec.rawBody.description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
@@ -47,8 +49,9 @@ function operation(spec: RouteSpec): Record<string, unknown> {
     summary: spec.summary,
     ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [spec.tag],
-    ...(spec.public === true ? { security: [] } : {}),
-    ...(spec.feature === undefined ? {} : { 'x-inseam-feature': spec.feature }),
+    ...(isPublic(spec) ? { security: [] } : {}),
+    'x-inseam-action': spec.action,
+    ...(features.length === 0 ? {} : { 'x-inseam-features': features }),
     parameters: [...parameters('path', spec.params), ...parameters('query', spec.querystring), ...parameters('header', spec.headers)],
     ...(body === undefined ? {} : { requestBody: body }),
     responses,

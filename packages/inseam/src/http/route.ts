@@ -1,16 +1,18 @@
 /**
  * One table of routes drives both the server and its OpenAPI description: each RouteSpec carries
  * the JSON Schemas Fastify validates its path parameters, query, headers and body against, the
- * schemas of its answers (documentation: answers are sent as the services give them), the feature
- * it needs, and its handler. openapi.ts builds the document from the same objects, so the two
- * cannot drift.
+ * schemas of its answers (documentation: answers are sent as the services give them), the action
+ * of the authorization table it is (platform/authorization.ts: what the caller must hold, the
+ * same rule the MCP tools are checked by), and its handler. openapi.ts builds the document from
+ * the same objects, so the two cannot drift.
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConnectorLifecycle } from '../connectors/index.js';
 import type { Caller, FsService } from '../fs/index.js';
+import { refusal, ruleOf, type ActionId } from '../platform/authorization.js';
 import type { Platform } from '../platform/index.js';
-import { authenticate, callerOf, networkOf, requireFeature, type Principal } from './auth.js';
+import { authenticate, callerOf, networkOf, type Principal } from './auth.js';
 import { HttpError } from './errors.js';
 import type { OAuthSessions } from './routes/oauth.js';
 import type { TokenService } from './tokens.js';
@@ -64,10 +66,8 @@ export interface RouteSpec {
   readonly summary: string;
   readonly description?: string;
   readonly tag: string;
-  /** No token needed. */
-  readonly public?: boolean;
-  /** A token feature the call needs (`permission_denied` without it). */
-  readonly feature?: string;
+  /** What the call is in the authorization table: who may make it (`permission_denied` otherwise), or that it needs no token. */
+  readonly action: ActionId;
   readonly params?: JsonSchema;
   readonly querystring?: JsonSchema;
   readonly headers?: JsonSchema;
@@ -86,6 +86,11 @@ export interface RouteSpec {
   readonly handler: (call: Call) => Promise<unknown>;
 }
 
+/** Whether a route needs no token (its action is public). */
+export function isPublic(spec: Pick<RouteSpec, 'action'>): boolean {
+  return ruleOf(spec.action)?.public === true;
+}
+
 /** Registers routes on `app` (the raw-body routes in a scope of their own, where no parser reads bodies). */
 export async function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], services: ApiServices): Promise<void> {
   for (const spec of specs.filter((item) => item.rawBody === undefined)) addRoute(app, spec, services);
@@ -100,6 +105,8 @@ export async function registerRoutes(app: FastifyInstance, specs: readonly Route
 }
 
 function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices): void {
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  const rule = ruleOf(spec.action);
   app.route({
     method: spec.method,
     url: spec.url,
@@ -110,6 +117,15 @@ function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices):
       ...(spec.headers === undefined ? {} : { headers: spec.headers }),
       ...(spec.body === undefined ? {} : { body: spec.body }),
     },
+    // Who calls, and whether the table lets them, is settled before anything of the request is
+    // read or validated: a caller without the right learns nothing about the route's inputs.
+    onRequest: async (request: FastifyRequest) => {
+      if (rule?.public === true) return;
+      const principal = await authenticate(request.headers.authorization, services.tokens);
+      const refused = refusal(rule, principal, 'This call');
+      if (refused !== null) throw refused;
+      principals.set(request, principal);
+    },
     ...(spec.optionalBody === true
       ? {
           preValidation: async (request: FastifyRequest) => {
@@ -118,8 +134,7 @@ function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices):
         }
       : {}),
     handler: async (request, reply) => {
-      const principal = spec.public === true ? undefined : await authenticate(request.headers.authorization, services.tokens);
-      if (principal !== undefined && spec.feature !== undefined) requireFeature(principal, spec.feature);
+      const principal = principals.get(request);
       const call: Call = {
         request,
         reply,

@@ -65,6 +65,7 @@ export const hostFields: Record<string, JsonSchema> = {
   ownerId: { type: 'string', minLength: 1, maxLength: 256 },
   sync: nullable(syncSettings),
   permissions: nullable(permissionTree),
+  writable: { type: 'boolean', description: 'Turn writes on (true) or off (false) on top of `permissions` or the kind\'s default. Absent: a given tree as it is, else read only.' },
   privateOrigins: array(str),
 };
 

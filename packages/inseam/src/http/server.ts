@@ -104,7 +104,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
     operationId: 'getOpenApi',
     summary: 'This description',
     tag: 'meta',
-    public: true,
+    action: 'api.describe',
     responses: { 200: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } },
     handler: async () => document,
   };

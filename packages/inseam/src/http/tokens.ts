@@ -4,29 +4,20 @@
  * token is hashed, looked up, and compared again in constant time with the stored hash.
  *
  * A token carries who calls — a user, optionally an agent acting for them — the network it is
- * limited to (null: any network), and its features: the feature ids the caller is granted
- * (API_FEATURES, and entry features such as `exec.machine`). Identity never comes from a request
- * body; it comes from here.
+ * limited to (null: any network), its features: the feature ids the caller is granted (the
+ * authorization table's FEATURES, and any entry feature a kind asks for), and for an agent its
+ * grants: where it may write, delete and run commands (fs/grants.ts). Identity never comes from a
+ * request body; it comes from here.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidArgumentError, NotFoundError } from '@neuralis/package-system/contracts';
 import { checkNetworkSlug } from '../address/index.js';
+import { checkGrants, type Grant } from '../fs/grants.js';
+import { ALL_FEATURES, FEATURES } from '../platform/authorization.js';
 import type { TokenRecord, TokenStore } from '../store/index.js';
 
-/** Features the HTTP API itself checks. Entry features of kinds (e.g. `exec.machine`) are granted the same way. */
-export const API_FEATURES = Object.freeze({
-  /** Create networks. */
-  networksManage: 'networks.manage',
-  /** Add and remove hosts, start crawls, install approved connectors. */
-  hostsManage: 'hosts.manage',
-  /** Submit connector modules and run their trials. */
-  connectorsTrial: 'connectors.trial',
-  /** Approve a connector: a person's act (an agent's token is refused even with the feature). */
-  connectorsApprove: 'connectors.approve',
-});
-
-/** What the first admin token of `inseam up` may do: everything. */
-export const ADMIN_FEATURES: readonly string[] = Object.freeze([...Object.values(API_FEATURES), 'exec.machine']);
+/** What the first admin token of `inseam up` may do: every feature of the authorization table. */
+export const ADMIN_FEATURES: readonly string[] = ALL_FEATURES;
 
 const TOKEN_PREFIX = 'inseam_';
 const TOKEN_PATTERN = /^inseam_[A-Za-z0-9_-]{43}$/;
@@ -43,6 +34,11 @@ export interface TokenInput {
   /** null or absent: the token works in every network. */
   readonly network?: string | null;
   readonly features?: readonly string[];
+  /**
+   * An agent's grants: `{ right, address }` or `right[,right…]:address` (fs/grants.ts). A
+   * person's token takes none (the host's tree alone decides for a person).
+   */
+  readonly grants?: readonly (Grant | string)[];
   /** Milliseconds since the epoch; absent: it does not expire. */
   readonly expiresAt?: number | null;
 }
@@ -61,6 +57,7 @@ export interface TokenView {
   readonly agentId: string | null;
   readonly network: string | null;
   readonly features: readonly string[];
+  readonly grants: readonly Grant[];
   readonly createdAt: number;
   readonly expiresAt: number | null;
   readonly lastUsedAt: number | null;
@@ -97,13 +94,19 @@ export class TokenService {
     const agentId = input.agentId === undefined || input.agentId === null ? null : checkId(input.agentId, 'agent');
     const network = input.network === undefined || input.network === null ? null : checkNetworkSlug(input.network);
     const features = checkFeatures(input.features ?? []);
+    const grants = input.grants === undefined ? [] : checkGrants(input.grants, network);
+    if (grants.length > 0 && agentId === null) {
+      throw new InvalidArgumentError('Grants narrow what an agent may change; a person\'s token takes none (the host\'s permission tree decides for a person). Name the agent with agentId (`--agent`).', {
+        details: { argument: 'grants' },
+      });
+    }
     const expiresAt = input.expiresAt ?? null;
     if (expiresAt !== null && (!Number.isSafeInteger(expiresAt) || expiresAt <= this.#now())) {
       throw new InvalidArgumentError('expiresAt must be a time in the future (milliseconds since the epoch).', { details: { argument: 'expiresAt' } });
     }
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const record = await this.#store.create(
-      { id: `tok_${randomBytes(8).toString('hex')}`, network, userId, agentId, name, secretHash: hashToken(token), scopes: features, expiresAt },
+      { id: `tok_${randomBytes(8).toString('hex')}`, network, userId, agentId, name, secretHash: hashToken(token), scopes: features, grants, expiresAt },
       this.#now(),
     );
     return { token, record: tokenView(record) };
@@ -151,6 +154,7 @@ export function tokenView(record: TokenRecord): TokenView {
     agentId: record.agentId,
     network: record.network,
     features: [...record.scopes],
+    grants: record.grants.map((grant) => ({ ...grant }) as Grant),
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
     lastUsedAt: record.lastUsedAt,
@@ -176,7 +180,7 @@ function checkFeatures(values: readonly unknown[]): string[] {
   const features = new Set<string>();
   for (const value of values) {
     if (typeof value !== 'string' || !FEATURE_PATTERN.test(value)) {
-      throw new InvalidArgumentError(`Feature ids are lowercase words joined by ".", "_" or "-", such as ${API_FEATURES.hostsManage} or exec.machine.`, { details: { argument: 'features' } });
+      throw new InvalidArgumentError(`Feature ids are lowercase words joined by ".", "_" or "-", such as ${FEATURES.hostsManage} or ${FEATURES.execMachine}.`, { details: { argument: 'features' } });
     }
     features.add(value);
   }

@@ -5,7 +5,9 @@ describe('the mcp subpath', () => {
   it('exports exactly its named API', () => {
     expect(Object.keys(mcp).sort()).toEqual(
       [
+        'ACTION_META',
         'CALLER_KEY',
+        'FEATURES_META',
         'DEFAULT_MAX_SESSIONS',
         'DEFAULT_MCP_BODY_LIMIT',
         'DEFAULT_OUTBOUND_IDLE_MS',
@@ -18,7 +20,6 @@ describe('the mcp subpath', () => {
         'MCP_PATH',
         'MODEL_CAPABILITY',
         'McpHost',
-        'OUTBOUND_FEATURE',
         'OUTBOUND_SCHEMA_COMPONENT',
         'OutboundConnectors',
         'OutboundMcpStore',

@@ -121,7 +121,7 @@ export class McpHost {
     const callerOf = (authInfo: { readonly extra?: Record<string, unknown> } | undefined): Caller => {
       const base = (authInfo?.extra?.[CALLER_KEY] as Caller | undefined) ?? session.caller;
       if (base === undefined) throw new McpError(ErrorCode.InvalidRequest, 'This request carries no authenticated caller.');
-      return { session: base.session, model: modelOf(server, session.model) };
+      return { session: base.session, ...(base.grants === undefined ? {} : { grants: base.grants }), model: modelOf(server, session.model) };
     };
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.tools.list(callerOf(extra.authInfo)) }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>

@@ -4,9 +4,11 @@
  * called the same way. For each call, in this order:
  *
  * 1. the caller comes from the session's authentication (never from the arguments);
- * 2. the tool must exist (`not_found`) and the caller's session must hold every feature in the
- *    tool's `requires.features` (`permission_denied` naming the missing ones); `tools/list`
- *    leaves out the tools a caller could not call;
+ * 2. the tool must exist (`not_found`) and the caller must pass its rule (`permission_denied`
+ *    naming what is missing): for inseam's own tools the rule of the `action` they name in the
+ *    authorization table (platform/authorization.ts), the same rule the HTTP route of that
+ *    action is checked by; for a package's tools its `requires.features`. `tools/list` leaves
+ *    out the tools a caller could not call;
  * 3. the arguments are validated against the tool's schema (`invalid_argument` naming the field);
  * 4. the tool runs; whatever it throws becomes an `isError` result with the typed code.
  *
@@ -18,6 +20,7 @@ import { normalizeObjectSchema, safeParseAsync, type AnyObjectSchema } from '@mo
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
 import type { Caller, FsService } from '../fs/index.js';
+import { allows, featuresRule, refusal, ruleOf, type ActionId, type ActionRule, type Subject } from '../platform/authorization.js';
 import { toolErrorResult } from './errors.js';
 
 /** What a hosted tool gets besides its arguments. */
@@ -42,17 +45,26 @@ export interface HostedTool {
   /** A zod object schema (zod 3 or 4). Unknown argument fields are dropped by it, never trusted. */
   readonly inputSchema: AnyObjectSchema;
   readonly annotations: ToolAnnotations & { readonly readOnlyHint: boolean; readonly destructiveHint: boolean };
-  /** Feature ids the caller's session must hold for the tool to be listed and callable. */
+  /** inseam's own tools: the action of the authorization table the tool is (required for them, ignored for a package's). */
+  readonly action?: ActionId;
+  /** A package's tools: feature ids the caller's session must hold for the tool to be listed and callable. */
   readonly requires?: { readonly features?: readonly string[] };
   call(args: never, context: HostedToolContext): Promise<CallToolResult>;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The `_meta` key of a listing naming the action of inseam's authorization table the tool is. */
+export const ACTION_META = 'inseam/action';
+/** The `_meta` key of a package tool's listing naming the features it requires. */
+export const FEATURES_META = 'inseam/requires';
+
 interface Prepared {
   readonly tool: HostedTool;
   readonly schema: AnyObjectSchema;
   readonly listing: Tool;
+  /** Who may list and call it. */
+  readonly rule: ActionRule;
   /** The package that contributed it; absent for inseam's own tools. */
   readonly packageId?: string;
   /** The only network whose callers see it (a package loaded for one network). */
@@ -89,7 +101,8 @@ export class HostedTools {
 
   /** The tools this caller may call, as `tools/list` describes them. */
   list(caller: Caller): Tool[] {
-    return [...this.#tools.values()].filter((entry) => visible(entry, caller) && missingFeatures(entry.tool, caller).length === 0).map((entry) => entry.listing);
+    const subject = subjectOf(caller);
+    return [...this.#tools.values()].filter((entry) => visible(entry, caller) && allows(entry.rule, subject)).map((entry) => entry.listing);
   }
 
   /** Runs one call (see the module comment). Never throws: failures are `isError` results. */
@@ -97,12 +110,8 @@ export class HostedTools {
     try {
       const entry = this.#tools.get(name);
       if (entry === undefined || !visible(entry, context.caller)) throw new NotFoundError(`There is no tool "${name}"; tools/list names the tools this session can call.`, { details: { tool: name } });
-      const missing = missingFeatures(entry.tool, context.caller);
-      if (missing.length > 0) {
-        throw new PermissionDeniedError(`The tool "${name}" needs the feature${missing.length === 1 ? '' : 's'} ${missing.join(', ')}, which this session does not hold.`, {
-          details: { tool: name, missingFeatures: missing },
-        });
-      }
+      const refused = refusalOf(entry, context.caller);
+      if (refused !== null) throw new PermissionDeniedError(refused.message, { details: { tool: name, ...refused.details } });
       const parsed = await safeParseAsync(entry.schema, args ?? {});
       if (!parsed.success) throw invalidArguments(name, parsed.error);
       return await entry.tool.call(parsed.data as never, context);
@@ -121,6 +130,12 @@ function prepare(tool: HostedTool, origin: HostedToolOrigin): Prepared {
   if (typeof annotations?.readOnlyHint !== 'boolean' || typeof annotations.destructiveHint !== 'boolean') {
     throw new InvalidArgumentError(`Hosted tool "${name}" must say whether it is read-only and whether it is destructive (annotations.readOnlyHint, annotations.destructiveHint).`, { details: { tool: name } });
   }
+  let rule: ActionRule = featuresRule(tool.requires?.features);
+  if (origin.packageId === undefined) {
+    const own = tool.action === undefined ? undefined : ruleOf(tool.action);
+    if (own === undefined) throw new InvalidArgumentError(`inseam's tool "${name}" must name its action in the authorization table (platform/authorization.ts).`, { details: { tool: name } });
+    rule = own;
+  }
   const schema = normalizeObjectSchema(tool.inputSchema);
   if (schema === undefined) throw new InvalidArgumentError(`Hosted tool "${name}" needs a zod object schema as inputSchema.`, { details: { tool: name } });
   const listing: Tool = {
@@ -129,17 +144,22 @@ function prepare(tool: HostedTool, origin: HostedToolOrigin): Prepared {
     description: tool.description,
     inputSchema: toJsonSchemaCompat(schema, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
     annotations: { ...tool.annotations, ...(tool.title === undefined ? {} : { title: tool.title }) },
+    // What the client may know of who may call it: the action of inseam's table, or a package's features.
+    _meta: origin.packageId === undefined ? { [ACTION_META]: tool.action } : { [FEATURES_META]: [...(rule.features ?? [])] },
   };
-  return { tool, schema, listing, ...(origin.packageId === undefined ? {} : { packageId: origin.packageId }), ...(origin.network === undefined ? {} : { network: origin.network }) };
+  return { tool, schema, listing, rule, ...(origin.packageId === undefined ? {} : { packageId: origin.packageId }), ...(origin.network === undefined ? {} : { network: origin.network }) };
 }
 
 function visible(entry: Prepared, caller: Caller): boolean {
   return entry.network === undefined || entry.network === caller.session.projectId;
 }
 
-function missingFeatures(tool: HostedTool, caller: Caller): string[] {
-  const features = caller.session.features;
-  return (tool.requires?.features ?? []).filter((feature) => !features.has(feature));
+function subjectOf(caller: Caller): Subject {
+  return { features: caller.session.features, agentId: caller.session.agentId, grants: caller.grants };
+}
+
+function refusalOf(entry: Prepared, caller: Caller): PermissionDeniedError | null {
+  return refusal(entry.rule, subjectOf(caller), `The tool "${entry.tool.name}"`);
 }
 
 interface Issue {

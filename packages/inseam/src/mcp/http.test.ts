@@ -33,7 +33,7 @@ beforeAll(async () => {
     permissions: { default: { read: true, write: false, exec: false }, paths: { docs: { write: true }, private: { read: false }, drop: { read: false, write: true } } },
   });
   await fixture.platform.networks.addHost({ network: 'home', slug: 'bobs', kind: 'fs', config: { root: fixture.files }, ownership: 'user', ownerId: 'bob' });
-  fixture.tokens.set('ann-token', callerOf('ann'));
+  fixture.tokens.set('ann-token', callerOf('ann', { features: ['exec.machine', 'connectors.trial', 'hosts.manage'] }));
   fixture.tokens.set('bob-token', callerOf('bob'));
   ann = await fixture.client('ann-token');
 });
@@ -51,7 +51,7 @@ describe('the tool set', () => {
     const { tools } = await ann.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const name of ['hosts', 'list', 'stat', 'read', 'search', 'run_status', 'run_output', 'runs']) expect(byName.get(name)?.annotations, name).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    for (const name of ['write', 'delete', 'exec', 'run_start', 'run_kill', 'run_release']) expect(byName.get(name)?.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    for (const name of ['write', 'delete', 'exec', 'run_start', 'run_kill', 'run_release', 'delete_trial']) expect(byName.get(name)?.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     for (const name of ['trial_connector', 'install_connector']) expect(byName.get(name)?.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
     expect(tools.filter((tool) => /approv/i.test(tool.name))).toEqual([]);
     // The outbound tools need a feature this session does not hold.

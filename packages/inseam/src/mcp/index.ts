@@ -4,7 +4,7 @@ export { McpHost, RUNTIME_STACK_URI, RUNTIME_STACK_PROMPT, MODEL_CAPABILITY, CAL
 export type { McpHostDeps, McpHostOptions, McpSessionOptions } from './host.js';
 export { serveStdio } from './stdio.js';
 export type { StdioStreams } from './stdio.js';
-export { HostedTools } from './hosted-tools.js';
+export { HostedTools, ACTION_META, FEATURES_META } from './hosted-tools.js';
 export type { HostedTool, HostedToolContext, HostedToolOrigin } from './hosted-tools.js';
 export { HOSTED_TOOLS_EXPORT, packageToolSets } from './package-tools.js';
 export type { PackageToolSet } from './package-tools.js';
@@ -14,7 +14,6 @@ export { readSummary, readToolResult } from './read-content.js';
 export type { ReadPageSummary } from './read-content.js';
 export { MCP_MAX_READ_BYTES } from './tools/files.js';
 export { MAX_MODULE_CHARS } from './tools/connectors.js';
-export { OUTBOUND_FEATURE } from './tools/outbound.js';
 export { OutboundMcpStore, OUTBOUND_SCHEMA_COMPONENT } from './outbound/store.js';
 export type { OutboundServer, OutboundServerInput, OutboundSecrets, OutboundTransport } from './outbound/store.js';
 export { OutboundConnectors, DEFAULT_OUTBOUND_IDLE_MS, DEFAULT_OUTBOUND_TIMEOUT_MS } from './outbound/connectors.js';

@@ -25,7 +25,7 @@ let trialId: string;
 beforeAll(async () => {
   api = await startNotesApi(NOTES_SEED);
   fixture = await openMcpFixture({ routes: { allowPrivateOrigins: [api.origin] } });
-  fixture.tokens.set('ann', callerOf('ann'));
+  fixture.tokens.set('ann', callerOf('ann', { features: ['connectors.trial', 'hosts.manage'] }));
   ann = await fixture.client('ann');
 }, 60_000);
 

@@ -63,7 +63,10 @@ function call(name: string, args: Record<string, unknown>): Promise<CallToolResu
 describe('inseam mcp over stdio', () => {
   it('lists the tools and reads a file, the content once', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['list', 'read', 'write', 'delete', 'search', 'exec', 'run_start', 'trial_connector', 'install_connector']));
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['list', 'read', 'write', 'delete', 'search', 'exec', 'run_start']));
+    // The session holds exec.machine only: the connector tools need connectors.trial and hosts.manage.
+    expect(tools.map((tool) => tool.name)).not.toEqual(expect.arrayContaining(['trial_connector']));
+    expect(tools.map((tool) => tool.name)).not.toEqual(expect.arrayContaining(['install_connector']));
     const read = await call('read', { address: 'notes://docs/a.md' });
     expect(read.content, stderr).toEqual([{ type: 'text', text: '# A\nalpha\n' }]);
     expect(structured(read)).toMatchObject({ size: 10, done: true, etag: expect.any(String) });

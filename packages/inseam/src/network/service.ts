@@ -16,6 +16,10 @@
  *   echoed: views carry the names of the stored fields only.
  * - `removeHost` stops its syncs, forgets its bindings, deletes its credentials, then the host
  *   with everything catalogued for it (entries, content index, crawl runs, sync state).
+ * - New hosts are read only unless the person adding them turns writes on (`writable`), or gives
+ *   a tree, or the package declaring the source does: the tree a host starts with is written
+ *   into its row, so what it may do is visible and never changes under it. The pad, the
+ *   network's own bucket, is read+write. `setPermissions` changes a host's tree later.
  */
 import { mkdir } from 'node:fs/promises';
 import type { AuthSpec, Description, Scope } from '@inseam/connector';
@@ -32,7 +36,7 @@ import {
 import type { PackageLoader } from '@neuralis/package-system/loader';
 import { checkHostSlug, checkNetworkSlug, createAddress, formatAddress } from '../address/index.js';
 import { checkFieldValues, type HostCredentials } from '../credentials/index.js';
-import { checkPermissionTree } from '../fs/permissions.js';
+import { checkPermissionTree, withWrites } from '../fs/permissions.js';
 import type { EgressGate } from '../gate/index.js';
 import { hostCredentialRef, type HostDraft, type HostKinds } from '../platform/host-kinds.js';
 import type { PlatformPaths } from '../platform/data-dir.js';
@@ -43,6 +47,9 @@ import { checkOwnership, checkPrivateOrigins, checkSyncSettings, checkText } fro
 
 /** The slug of every network's pad. */
 export const PAD_SLUG = 'pad';
+
+/** The pad belongs to no one else: every caller of the network may keep files there (an agent still needs a grant). */
+const PAD_PERMISSIONS: PermissionTree = Object.freeze({ default: Object.freeze({ read: true, write: true, exec: false }) });
 
 const PAD_DESCRIPTION = "The network's own bucket, kept on this machine: a place for files that belong to no other host.";
 
@@ -64,8 +71,13 @@ export interface AddHostInput {
   /** The user or agent id, for `user` or `agent` ownership. */
   readonly ownerId?: string;
   readonly sync?: SourceSyncSettings | null;
-  /** The host's permission tree; absent: the kind's default permissions apply. */
+  /** The host's permission tree; absent: the kind's default permissions, with writes off unless `writable`. */
   readonly permissions?: PermissionTree | null;
+  /**
+   * Turns writes on (true: the tree's default `write`) or off (false: `write` nowhere) on top of
+   * `permissions` or the kind's default. Absent: a given tree as it is, else writes off.
+   */
+  readonly writable?: boolean;
   /** Declared origins the person approves although they resolve to private addresses. */
   readonly privateOrigins?: readonly string[];
   /** The package whose `sources[]` entry this host comes from (see attribution in declarations.ts). */
@@ -188,7 +200,7 @@ export class NetworkService {
     const network = checkNetworkSlug(slug);
     const label = options.label === undefined ? network : checkText(options.label, 'label', { allowEmpty: false });
     if ((await this.#o.store.networks.get(network)) !== null) throw new AlreadyExistsError(`A network "${network}" exists already; choose another slug.`, { details: { network } });
-    const planned: PreparedHost[] = [await this.#prepare({ network, slug: PAD_SLUG, kind: 'bucket', config: { provider: 'pad' }, label: 'Pad', description: PAD_DESCRIPTION }, { pad: true, networkStored: false })];
+    const planned: PreparedHost[] = [await this.#prepare({ network, slug: PAD_SLUG, kind: 'bucket', config: { provider: 'pad' }, label: 'Pad', description: PAD_DESCRIPTION, permissions: PAD_PERMISSIONS }, { pad: true, networkStored: false })];
     const skipped: SkippedSeed[] = [];
     for (const offer of sourceOffers(this.#o.loader)) {
       const { declaration } = offer;
@@ -336,7 +348,7 @@ export class NetworkService {
     const scope = input.scope === undefined || input.scope === null ? null : validateScope(input.scope, description);
     compileHostScope(description, scope ?? undefined);
     const sync = input.sync === undefined || input.sync === null ? null : checkSyncSettings(input.sync);
-    const permissions = input.permissions === undefined || input.permissions === null ? null : checkPermissionTree(input.permissions);
+    const permissions = this.#startingTree(kind.kind, input);
     if (privateOrigins.length > 0) {
       // The gate compiles the approvals against the declared origins, refusing any that is not one.
       this.#o.gate.forHost({ hostId: `${network}/${slug}`, auth: description.auth, credentials: { fields: async () => ({}) }, allowPrivateOrigins: privateOrigins });
@@ -364,6 +376,31 @@ export class NetworkService {
       honoursOrder: input.honoursOrder === true,
     };
     return { input: hostInput, draft, auth: description.auth, credentials };
+  }
+
+  /** What a new host may do (see the module comment). Throws `invalid_argument` for a bad tree or `writable`. */
+  #startingTree(kind: string, input: Pick<AddHostInput, 'permissions' | 'writable'>): PermissionTree {
+    if (input.writable !== undefined && typeof input.writable !== 'boolean') {
+      throw new InvalidArgumentError('writable must be true or false.', { details: { argument: 'writable' } });
+    }
+    const given = input.permissions === undefined || input.permissions === null ? null : checkPermissionTree(input.permissions);
+    if (given !== null && input.writable === undefined) return given;
+    return withWrites(given ?? this.#o.kinds.treeOf({ kind, permissions: null }), input.writable === true);
+  }
+
+  /**
+   * Changes what a host lets callers do: a new tree, and/or writes turned on or off on top of
+   * it (or of the host's current tree). Answers the host. Throws as hostRecord, and
+   * `invalid_argument` for a bad tree or when neither is given.
+   */
+  async setPermissions(ref: HostRef, change: { readonly permissions?: PermissionTree | null; readonly writable?: boolean }): Promise<HostView> {
+    const record = await this.hostRecord(ref);
+    if ((change.permissions === undefined || change.permissions === null) && change.writable === undefined) {
+      throw new InvalidArgumentError('Give the new permission tree, or writable: true or false.', { details: { argument: 'permissions' } });
+    }
+    const base = change.permissions === undefined || change.permissions === null ? this.#o.kinds.treeOf(record) : change.permissions;
+    const permissions = this.#startingTree(record.kind, { permissions: base, ...(change.writable === undefined ? {} : { writable: change.writable }) });
+    return this.#view(await this.#o.store.hosts.update({ network: record.network, host: record.slug }, { permissions }));
   }
 
   /** The network's folder and pad, and the folders of `local` hosts rooted in the project. */

@@ -202,8 +202,12 @@ export class HostKinds {
    * read only (FALLBACK_PERMISSIONS); package URI policy baselines are unioned on top.
    */
   permissionsOf(host: Pick<HostRecord, 'kind' | 'permissions'>, baselines: readonly PermissionTree[] = []): CompiledPermissions {
-    const own = host.permissions ?? this.#o.loader.sourceKinds.get(host.kind)?.defaultPermissions ?? FALLBACK_PERMISSIONS;
-    return compilePermissions(unionBaselines(own, baselines));
+    return compilePermissions(unionBaselines(this.treeOf(host), baselines));
+  }
+
+  /** A host's own tree, else its kind's `defaultPermissions`, else FALLBACK_PERMISSIONS (no baselines). */
+  treeOf(host: Pick<HostRecord, 'kind' | 'permissions'>): PermissionTree {
+    return host.permissions ?? this.#o.loader.sourceKinds.get(host.kind)?.defaultPermissions ?? FALLBACK_PERMISSIONS;
   }
 
   /** The config a host is opened with. Throws `kind_not_registered` or `invalid_config`. */

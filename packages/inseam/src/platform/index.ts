@@ -6,6 +6,8 @@ export { HostKinds, hostCredentialRef, FALLBACK_PERMISSIONS } from './host-kinds
 export type { HostKindMetadata, HostDraft, OpenableHost, SandboxedKindSpec, HostKindsOptions } from './host-kinds.js';
 export { BUILTIN_PACKAGES, builtinPackages, installedPackageFolder, installRoot } from './packages.js';
 export type { PackageSpec } from './packages.js';
+export { ACTIONS, ALL_FEATURES, FEATURES, GRANT_RIGHTS, allows, featuresRule, mayDo, refusal, ruleOf } from './authorization.js';
+export type { ActionId, ActionRule, GrantRight, Subject } from './authorization.js';
 export { EgressLog, DEFAULT_EGRESS_LOG_SIZE } from './egress-log.js';
 export { MAX_WEBHOOK_BYTES } from './crawl-requests.js';
 export type { CrawlRequests, CrawlTicket, QueuedCrawl, PrepareHost, WebhookReceipt } from './crawl-requests.js';

@@ -61,6 +61,7 @@ export type {
   DetachedRunInput,
   DetachedRunStore,
   TokenRecord,
+  TokenGrant,
   TokenInput,
   TokenStore,
   WebhookKeyRecord,

@@ -5,7 +5,7 @@
  */
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
-import type { ContentState, CrawlMode, CrawlPhase, CrawlRunRecord, CrawlRunState, DetachedRunOwnership, EntryDecision, EntryRecord, EntryState, HostRecord, NetworkRecord, TokenRecord, TrialRecord } from './types.js';
+import type { ContentState, CrawlMode, CrawlPhase, CrawlRunRecord, CrawlRunState, DetachedRunOwnership, EntryDecision, EntryRecord, EntryState, HostRecord, NetworkRecord, TokenGrant, TokenRecord, TrialRecord } from './types.js';
 
 /** JSON text as its value; null stays null. */
 function parseJson<T>(text: string | null): T | null {
@@ -225,6 +225,7 @@ export interface TokenRow {
   name: string;
   secret_hash: string;
   scopes: string;
+  grants: string;
   created_at: number;
   expires_at: number | null;
   last_used_at: number | null;
@@ -240,6 +241,7 @@ export function toToken(row: TokenRow): TokenRecord {
     name: row.name,
     secretHash: row.secret_hash,
     scopes: JSON.parse(row.scopes) as string[],
+    grants: JSON.parse(row.grants) as TokenGrant[],
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,

@@ -482,6 +482,11 @@ export interface TrialStore {
    * the trial did not pass or was approved already.
    */
   approve(id: string, by: string, now?: number): Promise<TrialRecord>;
+  /**
+   * Deletes a trial that is not approved; false when there is none. Rejects with
+   * `precondition_failed` for an approved one: it is the record of a person's approval.
+   */
+  delete(id: string): Promise<boolean>;
 }
 
 /* ------------------------------------------------------------------ detached runs */
@@ -522,13 +527,24 @@ export interface TokenRecord {
   /** SHA-256 (hex) of the secret. */
   readonly secretHash: string;
   readonly scopes: readonly string[];
+  /** Where an agent's token may write, delete or run commands (inseam/fs grants.ts); stored as given. */
+  readonly grants: readonly TokenGrant[];
   readonly createdAt: number;
   readonly expiresAt: number | null;
   readonly lastUsedAt: number | null;
   readonly revokedAt: number | null;
 }
 
-export type TokenInput = Pick<TokenRecord, 'id' | 'network' | 'userId' | 'agentId' | 'name' | 'secretHash' | 'scopes' | 'expiresAt'>;
+/** One grant of a token: a right and the global address it reaches. */
+export interface TokenGrant {
+  readonly right: string;
+  readonly address: string;
+}
+
+export type TokenInput = Pick<TokenRecord, 'id' | 'network' | 'userId' | 'agentId' | 'name' | 'secretHash' | 'scopes' | 'expiresAt'> & {
+  /** Default: none. */
+  readonly grants?: readonly TokenGrant[];
+};
 
 export interface TokenStore {
   /** Rejects with `already_exists` (id or secret hash taken) or `not_found` (no such network). */

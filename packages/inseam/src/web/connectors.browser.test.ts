@@ -2,7 +2,8 @@
  * The connector lifecycle in Chromium, with the notes-api example module against its real API on
  * loopback: an agent submits the module; on the page a person runs its trial (each check and the
  * origins it used are shown), approves it by typing the phrase, installs it, and watches the first
- * crawl to its end. The API token is typed once, masked, and never comes back.
+ * crawl to its end. The API token is typed once, masked, and never comes back. A trial that is not
+ * approved can be deleted from the page; the approved one cannot.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,12 +27,13 @@ let server: WebServer;
 let browser: Browser;
 let notes: NotesApi;
 let watched: WatchedPage;
+let agent: string;
 const source = exampleSource('notes-api');
 const sha = moduleSha(source);
 
 beforeAll(async () => {
   [server, browser, notes] = await Promise.all([startWebServer(), launchChromium(), startNotesApi(NOTES_SEED)]);
-  const agent = (await server.tokens.create({ name: 'helper', userId: 'ann', agentId: 'helper', network: 'home', features: ['connectors.trial'] })).token;
+  agent = (await server.tokens.create({ name: 'helper', userId: 'ann', agentId: 'helper', network: 'home', features: ['connectors.trial'] })).token;
   const submitted = await call(server, 'POST', '/v1/connectors', { token: agent, body: { module: source, name: 'Notes API', configSchema: SCHEMA } });
   expect(submitted.status, submitted.text).toBe(201);
   watched = await watchedPage(browser, server.url);
@@ -133,6 +135,32 @@ describe('a submitted connector, from trial to its first crawl', () => {
     expect(await row.locator('.cell-crawl').textContent()).toBe(`${NOTES_SEED.length - 1} entries`);
     await screenshot(page, 'hosts-with-connector');
     expect(await page.content()).not.toContain(notes.token);
+    expectClean();
+  }, BROWSER_TEST_MS);
+});
+
+describe('trial records', () => {
+  it('deletes a trial that is not approved from the page, and offers no Delete for the approved one', async () => {
+    const { page } = watched;
+    // The agent trials the module again against an origin it may not reach: a failed trial.
+    const failed = await call(server, 'POST', `/v1/connectors/${sha}/trial`, { token: agent, body: { config: { baseUrl: 'http://127.0.0.1:9' }, credentials: { token: 'x' } } });
+    expect(failed.status, failed.text).toBe(200);
+    const failedId = failed.json().trial.id as string;
+    await page.goto(`${server.url}/#/connectors/${sha}`);
+    await page.reload();
+    const remove = page.locator(`[data-delete-trial="${failedId}"]`);
+    await eventually(() => remove.isVisible()).toBe(true);
+    expect(await remove.getAttribute('aria-label')).toMatch(/^Delete the failed trial of /);
+    await screenshot(page, 'connector-trial-delete');
+    await remove.click();
+    await eventually(() => page.getByText('The trial was deleted.').isVisible()).toBe(true);
+    expect(await server.platform.store.trials.get(failedId)).toBeNull();
+    await eventually(() => page.locator('[data-delete-trial]').count()).toBe(0);
+    // What is left is the approved trial: it stays, with no Delete.
+    await eventually(() => page.locator('section.report').getAttribute('data-passed')).toBe('true');
+    const left = (await call(server, 'GET', `/v1/connectors/${sha}`, { token: agent })).json().trials as { approvedAt: number | null }[];
+    expect(left.length).toBe(1);
+    expect(left[0]!.approvedAt).not.toBeNull();
     expectClean();
   }, BROWSER_TEST_MS);
 });

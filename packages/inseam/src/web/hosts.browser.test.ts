@@ -221,9 +221,34 @@ describe('adding a host', () => {
     expect(await page.getByText('Host Notes added; its first crawl started.').isVisible()).toBe(true);
     const stored = await server.platform.networks.showHost({ network: 'home', host: 'notes' });
     expect(stored).toMatchObject({ kind: 'fs', label: 'Notes', description: 'What the team writes down.', config: { root: spare, textCapBytes: 65536 } });
+    // "Allow changes" was left off: the new host is read only.
+    expect(stored.permissions).toEqual({ default: { read: true, write: false, exec: false } });
     await eventually(() => row.locator('[data-crawl]').getAttribute('data-crawl')).toBe('completed');
     expect(await row.locator('.cell-crawl').textContent()).toBe('1 entry');
     await screenshot(page, 'add-host-done');
+    expectClean(watched);
+  }, BROWSER_TEST_MS);
+
+  it('turns writes on for a new host only with its "Allow changes" switch, off by default — by keyboard', async () => {
+    const watched = await open();
+    const { page } = watched;
+    await signInByLink(page, server.url, server.admin, '#/hosts/new/fs');
+    const form = page.locator('form[data-kind="fs"]');
+    await form.waitFor();
+    const allow = form.getByRole('checkbox', { name: 'Allow changes: callers may write and delete here' });
+    expect(await allow.isChecked()).toBe(false);
+    expect(await form.getByText("Off: the host is read only. Agents still change only what their token's grants name.").isVisible()).toBe(true);
+    await page.getByLabel('Slug', { exact: true }).fill('drafts');
+    await page.getByLabel('Root', { exact: true }).fill(spare);
+    await page.getByLabel('Root', { exact: true }).press('Tab');
+    await eventually(() => form.locator('.credentials').textContent()).toContain('This host needs no credentials.');
+    await allow.focus();
+    await page.keyboard.press('Space');
+    expect(await allow.isChecked()).toBe(true);
+    await screenshot(page, 'add-host-writable');
+    await form.getByRole('button', { name: 'Add host' }).click();
+    await page.waitForURL(/#\/hosts$/);
+    expect((await server.platform.networks.showHost({ network: 'home', host: 'drafts' })).permissions).toEqual({ default: { read: true, write: true, exec: false } });
     expectClean(watched);
   }, BROWSER_TEST_MS);
 

@@ -1,5 +1,6 @@
 // Adding a host: pick a kind (from GET /v1/source-kinds) or a source a package offers, fill in the
-// form rendered from the kind's configSchema, then the credentials its AuthSpec asks for. Every
+// form rendered from the kind's configSchema, then the credentials its AuthSpec asks for, and say
+// whether callers may change what is there (off by default: a new host is read only). Every
 // field is checked as the person goes; what the server refuses is shown on the field it names.
 
 import { ApiError, newestOnly } from './api.js';
@@ -56,6 +57,19 @@ function textField({ label, name, value = '', required = false, help, multiline 
     },
     invalid: () => control.getAttribute('aria-invalid') === 'true',
   };
+}
+
+/** The switch that turns writes on for a new host; off, the host is read only. */
+function writableField() {
+  const id = uid('writable');
+  const control = h('input', { type: 'checkbox', id, name: 'writable', 'aria-describedby': `${id}-help` });
+  const element = h(
+    'div',
+    { class: 'field field-check' },
+    h('div', { class: 'check-row' }, control, h('label', { for: id, text: 'Allow changes: callers may write and delete here' })),
+    h('p', { class: 'help', id: `${id}-help`, text: 'Off: the host is read only. Agents still change only what their token\'s grants name.' }),
+  );
+  return { element, control };
 }
 
 /** The list of problems above a form, each a link to its field. */
@@ -187,6 +201,7 @@ export function addHostView(ctx, params) {
     const slug = textField({ label: 'Slug', name: 'slug', required: true, mono: true, help: 'The host\'s name in addresses: {slug}://path. Lowercase letters, digits, "+", "." and "-".' });
     const label = textField({ label: 'Label', name: 'label', help: 'Shown in lists; the slug when left empty.' });
     const description = textField({ label: 'Description', name: 'description', multiline: true });
+    const writable = writableField();
     const config = schemaFields(kind.configSchema, { idPrefix: 'config', onChange: () => void describe() });
     const credentialArea = h('div', { class: 'cred-area' }, h('p', { class: 'muted', text: 'Fill in the connection settings to see which credentials this kind needs.' }));
     const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, icon('plus'), h('span', { text: 'Add host' }));
@@ -198,6 +213,7 @@ export function addHostView(ctx, params) {
       h('fieldset', { class: 'section' }, h('legend', { text: 'Host' }), h('div', { class: 'grid-2' }, slug.element, label.element), description.element),
       h('fieldset', { class: 'section' }, h('legend', { text: 'Connection' }), config.empty ? h('p', { class: 'muted', text: 'This kind has no settings.' }) : config.element),
       h('fieldset', { class: 'section' }, h('legend', { text: 'Credentials' }), credentialArea),
+      h('fieldset', { class: 'section' }, h('legend', { text: 'Access' }), writable.element),
       h('div', { class: 'form-foot' }, h('a', { class: 'btn btn-ghost', href: '#/hosts', text: 'Cancel' }), submit),
     );
     let auth = null;
@@ -285,6 +301,7 @@ export function addHostView(ctx, params) {
           ...(label.control.value.trim() === '' ? {} : { label: label.control.value.trim() }),
           ...(description.control.value.trim() === '' ? {} : { description: description.control.value.trim() }),
           ...(Object.keys(secrets.values).length === 0 ? {} : { credentials: secrets.values }),
+          writable: writable.control.checked,
         };
         const added = await api.post('/v1/hosts', body);
         credentials?.clear();

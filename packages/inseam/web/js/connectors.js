@@ -1,6 +1,7 @@
 // Sandboxed connectors: the modules submitted to the network, their trial reports (each check and
 // the origins the module used), the trial itself, the person's approval with its typed phrase,
-// and install — which adds the host and starts its first crawl, followed here to the end.
+// and install — which adds the host and starts its first crawl, followed here to the end. Trials
+// that are not approved can be deleted (an approved one stays: it records the approval).
 
 import { ApiError, hostPath, newestOnly } from './api.js';
 import { button, chip, emptyState, errorBlock, h, icon, progressBar, replace, spinner, uid } from './dom.js';
@@ -253,6 +254,22 @@ export function connectorsView(ctx, params) {
     }
     if (disposed || current?.sha !== sha) return;
     current.settings ??= settingsCard(view);
+    const deleteTrial = (trial) => {
+      if (trial.approvedAt !== null) return null;
+      const remove = button('Delete', { kind: 'ghost', iconName: 'cross', 'data-delete-trial': trial.id, 'aria-label': `Delete the ${trial.passed ? 'passed' : 'failed'} trial of ${when(trial.createdAt)}` });
+      remove.addEventListener('click', async () => {
+        remove.disabled = true;
+        try {
+          await api.delete(`/v1/trials/${encodeURIComponent(trial.id)}`);
+          toast('The trial was deleted.');
+          await refresh(sha);
+        } catch (error) {
+          toast(error.message, 'error');
+          remove.disabled = false;
+        }
+      });
+      return remove;
+    };
     const settings = current.settings;
 
     const runTrial = button('Run trial', { kind: 'primary', iconName: 'shield' });
@@ -297,9 +314,9 @@ export function connectorsView(ctx, params) {
       detail,
       head,
       facts,
-      newest ? reportCard(newest) : h('section', { class: 'card' }, h('h2', { text: 'No trial yet' }), h('p', { class: 'muted', text: 'Run the trial with the host it will connect to: the eleven checks of the conformance trial run against it behind the egress gate.' })),
+      newest ? [reportCard(newest), newest.approvedAt === null ? h('div', { class: 'row gap-sm' }, deleteTrial(newest)) : null] : h('section', { class: 'card' }, h('h2', { text: 'No trial yet' }), h('p', { class: 'muted', text: 'Run the trial with the host it will connect to: the eleven checks of the conformance trial run against it behind the egress gate.' })),
       view.trials.length > 1
-        ? h('details', { class: 'card earlier' }, h('summary', { text: `Earlier trials (${view.trials.length - 1})` }), h('ul', { class: 'plain' }, view.trials.slice(1).map((trial) => h('li', { class: 'small' }, chip(trial.passed ? 'passed' : 'failed', trial.passed ? 'green' : 'red'), ` ${trial.phase} · ${when(trial.createdAt)}${trial.approvedBy ? ` · approved by ${trial.approvedBy}` : ''}`))))
+        ? h('details', { class: 'card earlier' }, h('summary', { text: `Earlier trials (${view.trials.length - 1})` }), h('ul', { class: 'plain' }, view.trials.slice(1).map((trial) => h('li', { class: 'small', 'data-trial': trial.id }, chip(trial.passed ? 'passed' : 'failed', trial.passed ? 'green' : 'red'), ` ${trial.phase} · ${when(trial.createdAt)}${trial.approvedBy ? ` · approved by ${trial.approvedBy}` : ''} `, deleteTrial(trial)))))
         : null,
       settings.element,
       h('div', { class: 'row gap actions-row' }, runTrial),

@@ -203,6 +203,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
     .option('--scope <json|@file>', 'which entries are crawled')
     .option('--sync <json|@file>', 'sync settings, e.g. {"trigger":"auto"}')
     .option('--permissions <json|@file>', 'the host\'s permission tree')
+    .option('--writable', 'let callers write and delete on the new host (default: read only)')
     .option('--allow-private-origin <origin>', 'approve a declared origin on a private address; repeatable', collect, [])
     .option('--json', 'print the host and its first crawl as JSON')
     .action(async (sha: string, options: InstallOptions, command: Command) => {
@@ -227,6 +228,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
           ...(scope === undefined ? {} : { scope: scope as never }),
           ...(sync === undefined ? {} : { sync: sync as never }),
           ...(permissions === undefined ? {} : { permissions: permissions as never }),
+          ...(options.writable === undefined ? {} : { writable: options.writable }),
           ...(options.allowPrivateOrigin.length === 0 ? {} : { privateOrigins: options.allowPrivateOrigin }),
         });
         if (ticket.where === 'queue') {
@@ -266,6 +268,7 @@ interface InstallOptions {
   readonly scope?: string;
   readonly sync?: string;
   readonly permissions?: string;
+  readonly writable?: boolean;
   readonly allowPrivateOrigin: readonly string[];
   readonly json?: boolean;
 }

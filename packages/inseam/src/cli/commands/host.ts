@@ -1,7 +1,9 @@
 /**
- * `inseam host add|ls|show|rm|kinds|discover|webhook-url`: the hosts of a network.
+ * `inseam host add|ls|show|rm|permissions|kinds|discover|webhook-url`: the hosts of a network.
  *
- *   inseam host add home/notes --kind fs --config '{"root":"/srv/notes"}'
+ *   inseam host add home/notes --kind fs --config '{"root":"/srv/notes"}'            (read only)
+ *   inseam host add home/drafts --kind fs --config '{"root":"/srv/drafts"}' --writable
+ *   inseam host permissions home/notes --writable        (or --read-only, or --permissions <tree>)
  *   inseam host add home/archive --kind bucket --config @bucket.json \
  *       --credential accessKeyId=AKIA… --credential secretAccessKey=@secret.txt
  *   inseam host add home/reports --from test.seeds          (a discoverable source)
@@ -25,6 +27,7 @@ interface AddOptions {
   readonly scope?: string;
   readonly sync?: string;
   readonly permissions?: string;
+  readonly writable?: boolean;
   readonly credential: readonly string[];
   readonly label?: string;
   readonly description?: string;
@@ -48,6 +51,7 @@ async function addInput(options: AddOptions, io: CliIo): Promise<Omit<AddHostInp
     ...(options.scope === undefined ? {} : { scope: (await readJsonArgument(options.scope, '--scope')) as Scope }),
     ...(options.sync === undefined ? {} : { sync: (await readJsonArgument(options.sync, '--sync')) as SourceSyncSettings }),
     ...(options.permissions === undefined ? {} : { permissions: (await readJsonArgument(options.permissions, '--permissions')) as PermissionTree }),
+    ...(options.writable === undefined ? {} : { writable: options.writable }),
     ...(Object.keys(credentials).length === 0 ? {} : { credentials }),
     ...(options.label === undefined ? {} : { label: options.label }),
     ...(options.description === undefined ? {} : { description: options.description }),
@@ -91,6 +95,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .option('--scope <json|@file>', 'which entries are crawled (see docs/scope.md)')
     .option('--sync <json|@file>', 'sync settings: { "trigger": "auto"|"manual", "interval"?, "exclude"?, "alwaysActive"? }')
     .option('--permissions <json|@file>', 'the permission tree: { "default": { "read", "write", "exec" }, "paths"?: { … } }')
+    .option('--writable', 'let callers write and delete (default: read only; agents still need a grant)')
     .option('--credential <field=value>', 'a credential field (value, @file or - for stdin); repeat for each field', collect, [])
     .option('--label <label>', 'a human label (default: the slug)')
     .option('--description <text>', 'what the host is, for people and agents')
@@ -140,6 +145,27 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         const shown = await platform.networks.showHost(parseHostArgument(target));
         if (options.json === true) return printJson(io, shown);
         io.stdout.write(describeHost(shown));
+      });
+    });
+
+  host
+    .command('permissions')
+    .description('Change what a host lets callers do: turn writes on or off, or give a new permission tree.')
+    .argument('<host>', 'network/slug or inseam://network/slug')
+    .option('--writable', 'turn writes on (the tree\'s default write; paths that deny writes keep denying)')
+    .option('--read-only', 'turn writes off everywhere')
+    .option('--permissions <json|@file>', 'a new permission tree (with --writable or --read-only applied on top)')
+    .option('--json', 'print the host as JSON')
+    .action(async (target: string, options: { readonly writable?: boolean; readonly readOnly?: boolean; readonly permissions?: string; readonly json?: boolean }, command: Command) => {
+      if (options.writable === true && options.readOnly === true) {
+        throw new InvalidArgumentError('Give --writable or --read-only, not both.', { details: { argument: 'writable' } });
+      }
+      const permissions = options.permissions === undefined ? undefined : ((await readJsonArgument(options.permissions, '--permissions')) as PermissionTree);
+      const writable = options.writable === true ? true : options.readOnly === true ? false : undefined;
+      await withPlatform(command, io, async (platform) => {
+        const changed = await platform.networks.setPermissions(parseHostArgument(target), { ...(permissions === undefined ? {} : { permissions }), ...(writable === undefined ? {} : { writable }) });
+        if (options.json === true) return printJson(io, changed);
+        io.stdout.write(`Host ${changed.address} now has permissions ${JSON.stringify(changed.permissions)}.\n`);
       });
     });
 

@@ -5,12 +5,13 @@
  *
  * Who the session is (docs/mcp.md "Identity"):
  * - `--token <secret>` (or `@file`, or INSEAM_TOKEN): the API token's user, agent and network,
- *   and its scopes as the session's features — exactly what the token gets over HTTP;
+ *   its scopes as the session's features and its grants — exactly what the token gets over HTTP;
  * - otherwise the local user running the command, who can read the data directory and so holds
  *   its master key: user `--user` (default: the OS user name), agent `--agent` when given, the
  *   network of `--network`/INSEAM_NETWORK/the only one, and only the features named with
  *   `--feature` (exec entries and the outbound tools need one: an agent gets a shell or another
- *   server's tools only when the person starting it says so).
+ *   server's tools only when the person starting it says so), and for an agent the grants named
+ *   with `--grant` (an agent writes, deletes and runs commands only there).
  * Nothing the client sends changes who the session is.
  */
 import { userInfo } from 'node:os';
@@ -18,7 +19,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError, PermissionDeniedError, type SessionContext } from '@neuralis/package-system/contracts';
 import { checkNetworkSlug } from '../../address/index.js';
-import { FsService, type Caller } from '../../fs/index.js';
+import { FsService, checkGrants, type Caller, type Grant } from '../../fs/index.js';
 import { TokenService } from '../../http/index.js';
 import { McpHost, serveStdio, type OutboundServerInput } from '../../mcp/index.js';
 import type { Platform } from '../../platform/index.js';
@@ -34,6 +35,7 @@ interface ServeOptions {
   readonly user?: string;
   readonly agent?: string;
   readonly feature: readonly string[];
+  readonly grant: readonly string[];
   readonly images?: boolean;
   readonly hostPackage: readonly string[];
   readonly allowPrivateOrigin: readonly string[];
@@ -62,24 +64,28 @@ export async function stdioCaller(platform: Platform, options: ServeOptions, io:
   if (secret !== undefined) {
     const token = await new TokenService(platform.store.tokens).verify(secret);
     if (token === null) throw new PermissionDeniedError('The API token is not valid: it is malformed, unknown, revoked or expired.');
-    if (options.user !== undefined || options.agent !== undefined || options.feature.length > 0) {
-      throw new InvalidArgumentError('With a token, the user, agent and features are the token\'s; drop --user, --agent and --feature.', { details: { argument: 'token' } });
+    if (options.user !== undefined || options.agent !== undefined || options.feature.length > 0 || options.grant.length > 0) {
+      throw new InvalidArgumentError('With a token, the user, agent, features and grants are the token\'s; drop --user, --agent, --feature and --grant.', { details: { argument: 'token' } });
     }
     const network = token.network ?? (await defaultNetwork(platform, options.network, io));
     if (options.network !== undefined && checkNetworkSlug(options.network) !== network) {
       throw new PermissionDeniedError(`The token is limited to network "${network}".`, { details: { network } });
     }
     const session: SessionContext = { userId: token.userId, ...(token.agentId === null ? {} : { agentId: token.agentId }), projectId: network, features: new Set(token.scopes) };
-    return { session };
+    return { session, grants: token.grants as Grant[] };
   }
   const network = await defaultNetwork(platform, options.network, io);
+  if (options.grant.length > 0 && options.agent === undefined) {
+    throw new InvalidArgumentError('--grant narrows what an agent may change; name the agent with --agent (a person\'s session has the host\'s permission tree).', { details: { argument: 'grant' } });
+  }
+  const grants = checkGrants(options.grant, network);
   const session: SessionContext = {
     userId: options.user ?? userInfo().username,
     ...(options.agent === undefined ? {} : { agentId: options.agent }),
     projectId: network,
     features: new Set(options.feature),
   };
-  return { session };
+  return { session, grants };
 }
 
 function serve(io: CliIo) {
@@ -114,6 +120,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
     .option('--user <id>', 'without a token: the user id (default: the OS user name)')
     .option('--agent <id>', 'without a token: the agent id')
     .option('--feature <id>', 'without a token: a feature granted to the session, e.g. exec.machine or mcp.outbound (repeatable)', collect, [])
+    .option('--grant <rights:address>', 'without a token, with --agent: where the agent may write, delete or run commands, e.g. write:inseam://home/files/drafts (repeatable)', collect, [])
     .option('--images', 'the client shows images to its model: read returns image content')
     .option('--host-package <id>', 'serve the hosted tools of this trusted package\'s in-process MCP connector (repeatable)', collect, [])
     .option('--allow-private-origin <origin>', 'a private origin (loopback, LAN) connector trials and installs may reach (repeatable)', collect, [])

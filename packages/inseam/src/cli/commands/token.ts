@@ -2,14 +2,20 @@
  * `inseam token create|ls|revoke`: API tokens for the HTTP API and the MCP endpoint. A new token
  * is printed once, on stdout alone (so `TOKEN=$(inseam token create --name ci)` works); only its
  * hash is stored.
+ *
+ *   inseam token create --name helper --agent helper --grant write,delete:inseam://home/files/drafts
+ *
+ * An agent's token writes, deletes and runs commands only where its grants say (and the host's
+ * permission tree allows); a person's token takes no grants.
  */
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import { API_FEATURES, TokenService, type TokenView } from '../../http/index.js';
+import { TokenService, type TokenView } from '../../http/index.js';
+import { ALL_FEATURES } from '../../platform/index.js';
 import { parseDuration, subtractDuration } from '../../scope/index.js';
 import type { CliIo } from '../program.js';
-import { formatTable, printJson, withPlatform } from './support.js';
+import { collect, formatTable, printJson, withPlatform } from './support.js';
 
 interface CreateOptions {
   readonly name: string;
@@ -17,6 +23,7 @@ interface CreateOptions {
   readonly agent?: string;
   readonly network?: string;
   readonly features?: string;
+  readonly grant: readonly string[];
   readonly expires?: string;
   readonly json?: boolean;
 }
@@ -47,6 +54,11 @@ function features(text: string | undefined): string[] {
   return text === undefined ? [] : text.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
+/** `write:inseam://home/files/drafts, exec:…`, or `none` (an agent that may change nothing). */
+function grantList(token: TokenView): string {
+  return token.grants.length === 0 ? 'none' : token.grants.map((grant) => `${grant.right}:${grant.address}`).join(', ');
+}
+
 function when(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -67,7 +79,8 @@ export function registerTokenCommand(program: Command, io: CliIo): void {
     .option('--user <id>', 'the user it acts as (default: your login name)')
     .option('--agent <id>', 'an agent acting for the user (such a token can never approve connectors)')
     .option('--network <slug>', 'limit it to one network (default: every network)')
-    .option('--features <list>', `comma-separated features: ${Object.values(API_FEATURES).join(', ')}, or an entry feature such as exec.machine`)
+    .option('--features <list>', `comma-separated features: ${ALL_FEATURES.join(', ')}, or an entry feature a kind asks for`)
+    .option('--grant <rights:address>', 'with --agent: where it may write, delete or run commands, e.g. write,delete:inseam://home/files/drafts (repeatable; default: nowhere)', collect, [])
     .option('--expires <when>', 'an ISO 8601 duration (P90D) or a time; default: never')
     .option('--json', 'print the token and its record as JSON')
     .action(async (options: CreateOptions, command: Command) => {
@@ -78,13 +91,14 @@ export function registerTokenCommand(program: Command, io: CliIo): void {
           agentId: options.agent ?? null,
           network: options.network ?? null,
           features: features(options.features),
+          grants: options.grant,
           expiresAt: options.expires === undefined ? null : expiresAt(options.expires),
         });
         if (options.json === true) return printJson(io, { token: created.token, ...created.record });
         io.stdout.write(`${created.token}\n`);
         const record = created.record;
         io.stderr.write(
-          `Token ${record.id} "${record.name}" for ${record.userId}${record.agentId === null ? '' : ` (agent ${record.agentId})`} in ${record.network === null ? 'every network' : `network ${record.network}`}; features: ${record.features.length === 0 ? 'none' : record.features.join(', ')}. It is shown this once: store it now.\n`,
+          `Token ${record.id} "${record.name}" for ${record.userId}${record.agentId === null ? '' : ` (agent ${record.agentId})`} in ${record.network === null ? 'every network' : `network ${record.network}`}; features: ${record.features.length === 0 ? 'none' : record.features.join(', ')}${record.agentId === null ? '' : `; grants: ${grantList(record)}`}. It is shown this once: store it now.\n`,
         );
       });
     });
@@ -102,8 +116,8 @@ export function registerTokenCommand(program: Command, io: CliIo): void {
         const now = Date.now();
         io.stdout.write(
           formatTable([
-            ['ID', 'NAME', 'AGENT', 'NETWORK', 'FEATURES', 'CREATED', 'LAST USED', 'STATE'],
-            ...tokens.map((item) => [item.id, item.name, item.agentId ?? '-', item.network ?? '*', item.features.join(',') || '-', when(item.createdAt), when(item.lastUsedAt), stateOf(item, now)]),
+            ['ID', 'NAME', 'AGENT', 'NETWORK', 'FEATURES', 'GRANTS', 'CREATED', 'LAST USED', 'STATE'],
+            ...tokens.map((item) => [item.id, item.name, item.agentId ?? '-', item.network ?? '*', item.features.join(',') || '-', item.agentId === null ? '-' : grantList(item), when(item.createdAt), when(item.lastUsedAt), stateOf(item, now)]),
           ]),
         );
       });

@@ -115,6 +115,14 @@ describe('inseam up', () => {
     const found = JSON.parse((await get(up.base, '/v1/search?q=harbour', token)).text) as { hits: { address: string }[] };
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/plan.md']);
 
+    // The first start's host is read only, until the person turns writes on.
+    expect(up.stdout()).toContain(`Host "files" mounts ${folder} read only`);
+    const refused = await request(`${up.base}/v1/fs/write?address=${encodeURIComponent('files://docs/early.txt')}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: 'x' });
+    expect(refused.statusCode).toBe(403);
+    expect(JSON.parse(await refused.body.text()).error.details.right).toBe('write');
+    const turned = await request(`${up.base}/v1/hosts/home/files/permissions`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ writable: true }) });
+    expect(JSON.parse(await turned.body.text()).permissions).toEqual({ default: { read: true, write: true, exec: false } });
+
     // A write whose body is still arriving when SIGTERM comes is finished, not lost.
     const body = new PassThrough();
     const writing = request(`${up.base}/v1/fs/write?address=${encodeURIComponent('files://docs/late.txt')}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body });

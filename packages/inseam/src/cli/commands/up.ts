@@ -5,7 +5,8 @@
  * postgres://…` or INSEAM_DATABASE_URL; see docs/store.md).
  *
  * First start (no network yet): creates network `home` (with its pad) and an `fs` host `files` on
- * `--folder`, or on a demo folder `<data>/demo` it fills with a README and a few samples; and, while
+ * `--folder`, or on a demo folder `<data>/demo` it fills with a README and a few samples — read
+ * only, as every new host is (`inseam host permissions home/files --writable` turns writes on); and, while
  * `<data>/admin.token` does not exist, an admin token it prints once and saves there (mode 0600).
  * Every start: registers installed sandboxed connectors again, starts syncing (a first crawl of
  * `files`), listens, and prints the URLs.
@@ -294,7 +295,10 @@ async function banner(platform: Platform, facts: { readonly base: string; readon
     const hosts = await platform.store.hosts.list(network.slug);
     lines.push(`Network "${network.slug}": hosts ${hosts.map((host) => host.slug).join(', ') || 'none'}.`);
   }
-  if (facts.setup.folder !== null) lines.push(`Host "${FILES_HOST}" mounts ${facts.setup.folder}; its first crawl is running.`);
+  if (facts.setup.folder !== null) {
+    lines.push(`Host "${FILES_HOST}" mounts ${facts.setup.folder} read only; its first crawl is running.`);
+    lines.push(`Turn writes on with \`inseam host permissions ${DEFAULT_NETWORK}/${FILES_HOST} --writable\` (agents then still write only where their token's grants say).`);
+  }
   const file = join(platform.dataDir, ADMIN_TOKEN_FILE);
   if (facts.token !== null) {
     lines.push(

@@ -9,6 +9,7 @@ import type { ConnectorEntry, SessionContext } from '@neuralis/package-system/co
 import { SEED_PACKAGE, openTestPlatform, removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import type { Platform } from '../../platform/index.js';
 import { FsService, type FsServiceOptions } from '../service.js';
+import type { Grant } from '../grants.js';
 import type { Caller, ModelCapabilities } from '../types.js';
 
 export const DESK_PACKAGE = fileURLToPath(new URL('./desk-package', import.meta.url));
@@ -65,7 +66,7 @@ export async function openFsFixture(options: { readonly files?: Readonly<Record<
 /** A caller as a surface would build it from its authentication. */
 export function callerOf(
   userId: string,
-  options: { readonly agentId?: string; readonly features?: readonly string[]; readonly network?: string; readonly model?: ModelCapabilities } = {},
+  options: { readonly agentId?: string; readonly features?: readonly string[]; readonly network?: string; readonly model?: ModelCapabilities; readonly grants?: readonly Grant[] } = {},
 ): Caller {
   const session: SessionContext = {
     userId,
@@ -73,5 +74,5 @@ export function callerOf(
     projectId: options.network ?? 'home',
     features: new Set(options.features ?? []),
   };
-  return options.model === undefined ? { session } : { session, model: options.model };
+  return { session, ...(options.model === undefined ? {} : { model: options.model }), ...(options.grants === undefined ? {} : { grants: options.grants }) };
 }

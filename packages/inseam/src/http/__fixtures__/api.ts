@@ -19,7 +19,7 @@ export interface Api {
   readonly admin: string;
   /** No feature, network home. */
   readonly reader: string;
-  /** An agent acting for ann, with exec.machine and connectors.trial/approve, network home. */
+  /** An agent acting for ann, with exec.machine and connectors.trial/approve and an exec grant on `files://docs`, network home. */
   readonly agent: string;
   readonly tokens: TokenService;
   readonly dataDir: string;
@@ -55,7 +55,7 @@ export async function startApi(options: Partial<Omit<HttpServerOptions, 'platfor
   const tokens = new TokenService(platform.store.tokens);
   const admin = (await tokens.create({ name: 'admin', userId: 'ann', features: ADMIN_FEATURES })).token;
   const reader = (await tokens.create({ name: 'reader', userId: 'bob', network: 'home' })).token;
-  const agent = (await tokens.create({ name: 'agent', userId: 'ann', agentId: 'helper', network: 'home', features: ['exec.machine', 'connectors.trial', 'connectors.approve'] })).token;
+  const agent = (await tokens.create({ name: 'agent', userId: 'ann', agentId: 'helper', network: 'home', features: ['exec.machine', 'connectors.trial', 'connectors.approve'], grants: ['exec:inseam://home/files/docs'] })).token;
   const app = await createServer({ platform, tokens, mcp: false, ...options });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const stop = async (): Promise<void> => {

@@ -9,8 +9,7 @@ import type { Actor } from '../../connectors/index.js';
 import { MAX_MODULE_BYTES } from '../../connectors/index.js';
 import type { Call, RouteSpec } from '../route.js';
 import { authView, connectorView, hostFields, hostSlug, hostView, crawlStatus, shaParams, trialOutcome, trialSummary } from '../schemas.js';
-import { API_FEATURES } from '../tokens.js';
-import { authViewOf, crawlStatusOf, firstProgress } from './hosts.js';
+import { authViewOf, crawlStatusOf, firstProgress, requirePersonForWrites } from './hosts.js';
 import { parseTrialSamples } from '../../trial/index.js';
 
 const TAG = 'connectors';
@@ -46,6 +45,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/connectors',
     operationId: 'listConnectors',
+    action: 'connectors.list',
     summary: 'Submitted connector modules, with their trials and approvals in the caller\'s network',
     tag: TAG,
     responses: { 200: { description: 'Modules, newest first.', schema: { type: 'array', items: connectorView } } },
@@ -55,10 +55,10 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/connectors',
     operationId: 'submitConnector',
+    action: 'connectors.submit',
     summary: 'Submit a connector module (stored by its SHA-256)',
     description: 'The same text again answers 200 with the stored submission. `configSchema` is the closed JSON Schema of a host\'s config; without it, install infers one from the first host\'s config.',
     tag: TAG,
-    feature: API_FEATURES.connectorsTrial,
     bodyLimit: MAX_MODULE_BYTES * 2,
     body: {
       type: 'object',
@@ -82,6 +82,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/connectors/:sha',
     operationId: 'getConnector',
+    action: 'connectors.show',
     summary: 'One submitted module',
     tag: TAG,
     params: shaParams,
@@ -92,11 +93,11 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/connectors/:sha/describe',
     operationId: 'describeConnector',
+    action: 'connectors.describe',
     summary: 'Load a submitted module with a config and say how its host authenticates',
     description:
       'What a trial or install form needs before it asks for credentials: the kind the module describes for this config and its AuthSpec (fields, which are secret, the OAuth grant, the declared origins). The module runs in the sandbox without network access; nothing is recorded.',
     tag: TAG,
-    feature: API_FEATURES.connectorsTrial,
     params: shaParams,
     body: { type: 'object', properties: { config: configObject }, required: ['config'], additionalProperties: false },
     responses: { 200: { description: 'The kind and its auth.', schema: { type: 'object', properties: { kind: { type: 'string' }, auth: authView }, required: ['kind', 'auth'] } } },
@@ -110,12 +111,12 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/connectors/:sha/trial',
     operationId: 'trialConnector',
+    action: 'connectors.trial',
     optionalBody: true,
     summary: 'Run the conformance trial on a submitted module and record it',
     description:
       'Runs the eleven checks against the real host behind the egress gate (submit phase: reads only). The trial is recorded in the network, passed or not. Credentials fill the AuthSpec fields for the gate; the module never sees them and they are not stored. `allowPrivateOrigins` (declared origins on private addresses) is a person\'s decision: an agent\'s token naming any is refused.',
     tag: TAG,
-    feature: API_FEATURES.connectorsTrial,
     params: shaParams,
     body: {
       type: 'object',
@@ -145,11 +146,11 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/connectors/:sha/approve',
     operationId: 'approveConnector',
+    action: 'connectors.approve',
     summary: 'Approve a module whose newest trial passed — a person\'s act',
     description:
       'Needs a token with `connectors.approve` that acts for no agent, and `confirm`: the phrase `approve <kind> <first 12 hex digits of the sha>` typed by the person (GET the module for its `confirmation`). Approves exactly this sha in the caller\'s network.',
     tag: TAG,
-    feature: API_FEATURES.connectorsApprove,
     params: shaParams,
     body: confirmBody,
     responses: { 200: { description: 'The approved trial.', schema: trialSummary } },
@@ -162,6 +163,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/trials/:id',
     operationId: 'getTrial',
+    action: 'trials.show',
     summary: 'One recorded trial of the caller\'s network, with its report',
     description: 'Also trials recorded by the MCP endpoint\'s trial_connector. `confirmation` is the phrase a person types to approve it.',
     tag: TAG,
@@ -170,13 +172,29 @@ export const connectorRoutes: readonly RouteSpec[] = [
     handler: async (call) => call.services.connectors.trialRecord(await call.network(), trialId(call)),
   },
   {
+    method: 'DELETE',
+    url: '/v1/trials/:id',
+    operationId: 'deleteTrial',
+    action: 'trials.delete',
+    summary: 'Delete a recorded trial that is not approved',
+    description:
+      'Whoever may run trials (`connectors.trial`) may delete them, also those the MCP tool trial_connector recorded. An approved trial stays (412 `precondition_failed`, `details.reason: approved`): it is the record of a person\'s approval, which install relies on.',
+    tag: TAG,
+    params: trialParams,
+    responses: { 204: { description: 'Deleted.' } },
+    handler: async (call) => {
+      await call.services.connectors.deleteTrial(await call.network(), trialId(call));
+      return undefined;
+    },
+  },
+  {
     method: 'POST',
     url: '/v1/trials/:id/approve',
     operationId: 'approveTrial',
+    action: 'connectors.approve',
     summary: 'Approve one passed trial by its id — a person\'s act',
     description: 'The same rules as approving a module: a token with `connectors.approve` acting for no agent, and `confirm` typed by the person. This is how a trial made by the MCP tool trial_connector is approved before install_connector.',
     tag: TAG,
-    feature: API_FEATURES.connectorsApprove,
     params: trialParams,
     body: confirmBody,
     responses: { 200: { description: 'The approved trial.', schema: trialSummary } },
@@ -189,10 +207,10 @@ export const connectorRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/connectors/:sha/install',
     operationId: 'installConnector',
+    action: 'connectors.install',
     summary: 'Install an approved module: register its kind, add the host, start its first crawl',
     description: 'Needs an approval of exactly this sha in the caller\'s network (412 `precondition_failed` otherwise).',
     tag: TAG,
-    feature: API_FEATURES.hostsManage,
     params: shaParams,
     body: {
       type: 'object',
@@ -207,6 +225,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
       },
     },
     handler: async (call) => {
+      requirePersonForWrites(call, call.request.body as Parameters<typeof requirePersonForWrites>[1]);
       const network = await call.network();
       const { host, crawl } = await call.services.connectors.install(actor(call), network, sha(call), call.request.body as { host: string });
       if (crawl.where === 'process') await firstProgress(crawl.handle).catch(() => undefined);

@@ -20,7 +20,6 @@ import type { HostRecord, HostRef } from '../../store/index.js';
 import { readBody } from '../body.js';
 import type { Call, RouteSpec } from '../route.js';
 import { hostParams, hostSlug, networkSlug } from '../schemas.js';
-import { API_FEATURES } from '../tokens.js';
 import { hostRef, visibleHost } from './hosts.js';
 
 const TAG = 'webhooks';
@@ -82,12 +81,12 @@ export const hookRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/hosts/:network/:host/webhook-url',
     operationId: 'mintWebhookUrl',
+    action: 'hosts.webhookUrl',
     optionalBody: true,
     summary: 'Mint the host\'s webhook URL (replacing any), shown once',
     description:
       'Give the URL to the service that sends the webhooks. Only a hash of its key is stored: it cannot be shown again, and minting a new one makes the old one stop working. The host\'s connector must take webhooks (`unsupported` otherwise).',
     tag: TAG,
-    feature: API_FEATURES.hostsManage,
     params: hostParams,
     body: { type: 'object', additionalProperties: false },
     responses: { 201: { description: 'Minted.', schema: mintedUrl } },
@@ -106,9 +105,9 @@ export const hookRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/hosts/:network/:host/webhook-url',
     operationId: 'getWebhookUrl',
+    action: 'hosts.webhookUrl',
     summary: 'Whether the host has a webhook URL, and since when (never the key)',
     tag: TAG,
-    feature: API_FEATURES.hostsManage,
     params: hostParams,
     responses: { 200: { description: 'The URL\'s state.', schema: { type: 'object', properties: { active: { type: 'boolean' }, createdAt: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, required: ['active', 'createdAt'] } } },
     handler: async (call) => {
@@ -123,10 +122,10 @@ export const hookRoutes: readonly RouteSpec[] = [
     method: 'DELETE',
     url: '/v1/hosts/:network/:host/webhook-url',
     operationId: 'revokeWebhookUrl',
+    action: 'hosts.webhookUrl',
     summary: 'Revoke the host\'s webhook URL',
     description: 'Deliveries to it answer 404 from now on. `not_found` when the host has none.',
     tag: TAG,
-    feature: API_FEATURES.hostsManage,
     params: hostParams,
     responses: { 204: { description: 'Revoked.' } },
     handler: async (call) => {
@@ -141,7 +140,7 @@ export const hookRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/hooks/:network/:host/:key',
     operationId: 'deliverWebhook',
-    public: true,
+    action: 'hooks.deliver',
     rawBody: { description: 'The delivery exactly as the service sends it (any content type, at most 1 MiB); the connector verifies and parses it.' },
     summary: 'A webhook delivery for a host (no token: the key in the URL)',
     description:

@@ -5,18 +5,19 @@
  */
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { NotFoundError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
+import { NotFoundError, PermissionDeniedError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { AuthSpec, Scope } from '@inseam/connector';
 import { progressOf, type CrawlProgress } from '../../catalog/index.js';
 import type { CrawlHandle } from '../../crawl/index.js';
 import type { FsHost } from '../../fs/index.js';
+import { allowsChanges } from '../../fs/permissions.js';
 import type { AddHostInput } from '../../network/index.js';
 import type { Platform, QueuedCrawl } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import { HttpError } from '../errors.js';
 import type { Call, RouteSpec } from '../route.js';
 import { authView, crawlStatus, discoverableSource, hostDetail, hostFields, hostParams, hostSlug, hostView, fsHost, networkRecord, networkSlug, sourceKind } from '../schemas.js';
-import { API_FEATURES } from '../tokens.js';
+import { mayDo } from '../../platform/authorization.js';
 
 /** How long starting a crawl waits for its first progress before answering. */
 const CRAWL_START_WAIT_MS = 1000;
@@ -131,7 +132,21 @@ interface HostBody {
   readonly ownerId?: string;
   readonly sync?: SourceSyncSettings | null;
   readonly permissions?: PermissionTree | null;
+  readonly writable?: boolean;
   readonly privateOrigins?: string[];
+}
+
+/**
+ * A host that may be changed or run in is a person's decision, as approving a connector is: an
+ * agent's token may add hosts (with hosts.manage) only read only. Throws `permission_denied`.
+ */
+export function requirePersonForWrites(call: Call, body: { readonly writable?: boolean; readonly permissions?: PermissionTree | null }): void {
+  if (call.principal.agentId === null) return;
+  if (body.writable === true || (body.permissions !== undefined && body.permissions !== null && allowsChanges(body.permissions))) {
+    throw new PermissionDeniedError('Only a person\'s token can add a host that may be written to or run in (writable, or a tree granting write or exec); an agent\'s can add it read only.', {
+      details: { reason: 'agent_cannot_act' },
+    });
+  }
 }
 
 export const hostRoutes: readonly RouteSpec[] = [
@@ -139,6 +154,7 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/source-kinds',
     operationId: 'listSourceKinds',
+    action: 'kinds.list',
     summary: 'The kinds a host can be, with their config schemas, capabilities and categories',
     tag: 'hosts',
     responses: { 200: { description: 'Kinds, by kind.', schema: { type: 'array', items: sourceKind } } },
@@ -148,11 +164,11 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/source-kinds/:kind/describe',
     operationId: 'describeSourceKind',
+    action: 'kinds.describe',
     summary: 'Check a config for a kind and say how such a host authenticates',
     description:
       'What a form needs before it asks for credentials: the config checked against the kind\'s schema (`invalid_config` naming every bad field in `details.fields`) with defaults filled, and the AuthSpec the kind declares for it (fields to ask for, which are secret, the OAuth grant, the origins). Nothing is stored.',
     tag: 'hosts',
-    feature: API_FEATURES.hostsManage,
     params: { type: 'object', properties: { kind: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['kind'], additionalProperties: false },
     body: { type: 'object', properties: { network: networkSlug, config: { type: 'object' } }, required: ['config'], additionalProperties: false },
     responses: {
@@ -172,6 +188,7 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/discoverable-sources',
     operationId: 'listDiscoverableSources',
+    action: 'sources.discoverable',
     summary: 'Sources the loaded packages offer to add (seed "discoverable"), for the caller\'s network',
     description:
       'Add one with `POST /v1/hosts { slug: <source>, from: <packageId> }`; `added` says whether it is there already. An offer whose `seeRequires` names a feature the token lacks is left out (a display default; adding stays gated by hosts.manage).',
@@ -186,6 +203,7 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/networks',
     operationId: 'listNetworks',
+    action: 'networks.list',
     summary: 'The networks this token works in',
     tag: 'hosts',
     responses: { 200: { description: 'Networks, by slug.', schema: { type: 'array', items: networkRecord } } },
@@ -199,9 +217,9 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/networks',
     operationId: 'createNetwork',
+    action: 'networks.create',
     summary: 'Create a network with its pad and the sources packages seed',
     tag: 'hosts',
-    feature: API_FEATURES.networksManage,
     body: { type: 'object', properties: { slug: networkSlug, label: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['slug'], additionalProperties: false },
     responses: {
       201: {
@@ -221,6 +239,7 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/hosts',
     operationId: 'listHosts',
+    action: 'hosts.list',
     summary: 'The hosts of the caller\'s network it may use, with rights and liveness',
     tag: 'hosts',
     responses: { 200: { description: 'Hosts, by slug.', schema: { type: 'array', items: fsHost } } },
@@ -230,11 +249,11 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/hosts',
     operationId: 'addHost',
+    action: 'hosts.add',
     summary: 'Add a host',
     description:
       'Everything is checked before anything is stored (docs/hosts.md). `network` defaults to the caller\'s. With `from: "<package>"` the package\'s declared source `slug` is added, the other fields overriding its declaration. A sandboxed kind must be approved in the network.',
     tag: 'hosts',
-    feature: API_FEATURES.hostsManage,
     body: {
       type: 'object',
       properties: { network: networkSlug, slug: hostSlug, kind: { type: 'string', minLength: 1, maxLength: 64 }, from: { type: 'string', minLength: 1, maxLength: 214 }, ...hostFields },
@@ -244,6 +263,7 @@ export const hostRoutes: readonly RouteSpec[] = [
     responses: { 201: { description: 'Added (never a credential value).', schema: hostView } },
     handler: async (call) => {
       const body = call.request.body as HostBody;
+      requirePersonForWrites(call, body);
       const network = await call.network(body.network);
       const { network: _network, from, kind, ...fields } = body;
       let added;
@@ -263,6 +283,7 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/hosts/:network/:host',
     operationId: 'getHost',
+    action: 'hosts.show',
     summary: 'One host; its stored settings too for a token with hosts.manage',
     tag: 'hosts',
     params: hostParams,
@@ -270,18 +291,40 @@ export const hostRoutes: readonly RouteSpec[] = [
     handler: async (call) => {
       const ref = hostRef(call);
       const host = await visibleHost(call, ref);
-      const settings = call.principal.features.has(API_FEATURES.hostsManage) ? await call.services.platform.networks.showHost(ref) : null;
+      const settings = mayDo('hosts.settings', call.principal) ? await call.services.platform.networks.showHost(ref) : null;
       return { host, settings };
+    },
+  },
+  {
+    method: 'PUT',
+    url: '/v1/hosts/:network/:host/permissions',
+    operationId: 'setHostPermissions',
+    action: 'hosts.permissions',
+    summary: 'Change what a host lets callers do — a person\'s act',
+    description:
+      'A new permission tree, and/or `writable` to turn writes on (the tree\'s default `write`) or off (`write` nowhere) on top of it or of the host\'s current tree. Needs `hosts.manage` on a token that acts for no agent. Agents still write, delete and run commands only where their grants reach.',
+    tag: 'hosts',
+    params: hostParams,
+    body: {
+      type: 'object',
+      properties: { permissions: hostFields['permissions']!, writable: hostFields['writable']! },
+      additionalProperties: false,
+    },
+    responses: { 200: { description: 'The host with its new tree.', schema: hostView } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await call.network(ref.network);
+      return call.services.platform.networks.setPermissions(ref, call.request.body as { permissions?: PermissionTree | null; writable?: boolean });
     },
   },
   {
     method: 'DELETE',
     url: '/v1/hosts/:network/:host',
     operationId: 'removeHost',
+    action: 'hosts.remove',
     summary: 'Remove a host with its catalog and credentials',
     description: 'The pad stays with its network (`invalid_argument`).',
     tag: 'hosts',
-    feature: API_FEATURES.hostsManage,
     params: hostParams,
     responses: { 204: { description: 'Removed.' } },
     handler: async (call) => {
@@ -295,6 +338,7 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/hosts/:network/:host/crawl',
     operationId: 'getCrawl',
+    action: 'hosts.crawlStatus',
     summary: 'A host\'s crawl: running, queued or the newest, with progress',
     description: 'Reads the store and the queue, so a crawl a worker runs shows the same as one in this server. `state` is `running`, `queued` (waiting for a worker) or `idle`.',
     tag: 'hosts',
@@ -310,12 +354,12 @@ export const hostRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/hosts/:network/:host/crawl',
     operationId: 'startCrawl',
+    action: 'hosts.crawl',
     optionalBody: true,
     summary: 'Start (or resume) a crawl of a host',
     description:
       '`mode`: `auto` (resume, else first, else incremental), `full` (rescan, removing what is gone) or `incremental`. `restart` abandons an unfinished crawl. On the embedded store the crawl runs in the server and this answers once it reported, or after a second. On the shared PostgreSQL store it is queued for a worker and this answers at once with `state: "queued"` (an equal crawl already waiting is not queued twice); GET the crawl to follow it.',
     tag: 'hosts',
-    feature: API_FEATURES.hostsManage,
     params: hostParams,
     body: { type: 'object', properties: { mode: { type: 'string', enum: ['auto', 'full', 'incremental'] }, restart: { type: 'boolean' } }, additionalProperties: false },
     responses: { 202: { description: 'Started; the status as it stands.', schema: crawlStatus } },

@@ -30,7 +30,6 @@ import type { HostRecord } from '../../store/index.js';
 import { HTTP_STATUS } from '../errors.js';
 import type { Call, RouteSpec } from '../route.js';
 import { hostSlug, networkSlug } from '../schemas.js';
-import { API_FEATURES } from '../tokens.js';
 
 const TAG = 'oauth';
 /** The path of the callback route; the redirect URI is this path on the server's own origin unless configured. */
@@ -273,11 +272,11 @@ export const oauthRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/oauth/authorize',
     operationId: 'startOAuthAuthorization',
+    action: 'oauth.start',
     summary: 'Start connecting an oauth2 host: the authorization-code flow with PKCE',
     description:
       'For a host whose kind acquires its credential by OAuth 2 with the authorization_code grant. Answers the URL to open (in a new window) and a flow to poll. The redirect URI is this server\'s `/v1/oauth/callback`. Another grant is `invalid_config`.',
     tag: TAG,
-    feature: API_FEATURES.hostsManage,
     body: hostBody,
     responses: {
       201: {
@@ -297,11 +296,11 @@ export const oauthRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: OAUTH_CALLBACK_PATH,
     operationId: 'completeOAuthAuthorization',
+    action: 'oauth.callback',
     summary: 'Where the authorization server sends the person back',
     description:
       'Needs no token: `state` names the pending flow, and the code is exchanged with its PKCE verifier. Answers a small HTML page (connected, or why not); a callback that matches no pending flow is 403 `permission_denied`. Never shows the code, the state or a token.',
     tag: TAG,
-    public: true,
     querystring: { type: 'object', additionalProperties: { type: 'string' } },
     responses: {
       200: { description: 'Connected: a page saying so.', contentType: 'text/html', schema: { type: 'string' } },
@@ -324,11 +323,11 @@ export const oauthRoutes: readonly RouteSpec[] = [
     method: 'POST',
     url: '/v1/oauth/device',
     operationId: 'startOAuthDevice',
+    action: 'oauth.start',
     summary: 'Start connecting an oauth2 host: the device-code flow',
     description:
       'For a host whose kind uses the device_code grant. Answers the code the person enters and the link where they enter it; the server polls the token endpoint and stores the grant. Poll the flow for the outcome.',
     tag: TAG,
-    feature: API_FEATURES.hostsManage,
     body: hostBody,
     responses: {
       201: {
@@ -357,6 +356,7 @@ export const oauthRoutes: readonly RouteSpec[] = [
     method: 'GET',
     url: '/v1/oauth/flows/:id',
     operationId: 'getOAuthFlow',
+    action: 'oauth.flow',
     summary: 'How an OAuth flow this token started stands',
     tag: TAG,
     params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'], additionalProperties: false },

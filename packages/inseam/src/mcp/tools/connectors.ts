@@ -10,6 +10,9 @@
  *   the trial id (or the sha) — once a person has approved it in the network: it registers the
  *   kind, adds the host and starts its first crawl.
  *
+ * - delete_trial deletes a recorded trial that is not approved (an approved one stays), so an
+ *   agent that may run trials can clean up after them.
+ *
  * Approval is a person's act (the web page, the HTTP API, `inseam approve`) and is never a tool.
  * Private origins (loopback, a NAS) are a person's decision too: only origins the operator
  * allowed when starting the endpoint (`allowPrivateOrigins`) may be reached, never ones named in
@@ -54,6 +57,8 @@ const installInput = z.object({
   configSchema,
 });
 
+const deleteTrialInput = z.object({ trialId: z.string().min(1).max(128).describe('The trial id trial_connector returned.') });
+
 /** What the lifecycle needs of the platform, and the describe step for private origins. */
 export type ConnectorToolsPlatform = Pick<Platform, 'sandbox'>;
 
@@ -69,12 +74,28 @@ export class ConnectorTools {
   }
 
   tools(): HostedTool[] {
-    return [this.#trialTool(), this.#installTool()];
+    return [this.#trialTool(), this.#installTool(), this.#deleteTrialTool()];
+  }
+
+  #deleteTrialTool(): HostedTool {
+    return {
+      name: 'delete_trial',
+      action: 'trials.delete',
+      title: 'Delete a trial record',
+      description: 'Deletes a trial that trial_connector (or anyone in this network) recorded, unless a person approved it: an approved trial stays as the record of that approval.',
+      inputSchema: deleteTrialInput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      call: async (args: z.infer<typeof deleteTrialInput>, { caller }: HostedToolContext): Promise<CallToolResult> => {
+        await this.#lifecycle.deleteTrial(caller.session.projectId, args.trialId);
+        return { content: [{ type: 'text', text: `Deleted trial ${args.trialId}.` }], structuredContent: { deleted: args.trialId } };
+      },
+    };
   }
 
   #trialTool(): HostedTool {
     return {
       name: 'trial_connector',
+  action: 'connectors.trial',
       title: 'Trial a connector module',
       description:
         'Runs the conformance trial (reads only; writes are refused by the gate) on a connector module against its real host, records it, and returns the report ({ kind, passed, checks, origins }), the trial id and the module sha. ' +
@@ -106,6 +127,7 @@ export class ConnectorTools {
   #installTool(): HostedTool {
     return {
       name: 'install_connector',
+  action: 'connectors.install',
       title: 'Install a trialled connector',
       description:
         'Installs a connector module a person approved after its trial passed: registers its kind, adds a host of it to this network with the given configuration and credentials, and starts the first crawl. ' +

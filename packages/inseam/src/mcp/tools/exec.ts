@@ -18,6 +18,7 @@ const execInput = z.object({ command, cwd, timeout: z.number().int().min(1).max(
 
 const execTool: HostedTool = {
   name: 'exec',
+  action: 'exec.run',
   title: 'Run a command',
   description: 'Runs a command in a directory of a host that allows it, waits for it to end, and returns its exit code and bounded output.',
   inputSchema: execInput,
@@ -38,6 +39,7 @@ function runLine(run: FsRun): string {
 
 const startTool: HostedTool = {
   name: 'run_start',
+  action: 'runs.start',
   title: 'Start a detached run',
   description: 'Starts a command that keeps running after this call returns. Follow it with run_status and run_output; stop it with run_kill; forget it with run_release.',
   inputSchema: startInput,
@@ -52,6 +54,7 @@ const statusInput = z.object({ runId, waitMs: z.number().int().min(0).max(60_000
 
 const statusTool: HostedTool = {
   name: 'run_status',
+  action: 'runs.status',
   title: 'Detached run status',
   description: 'The state of one of this session\'s detached runs (running, exited, killed, failed), its exit code and how much output it has.',
   inputSchema: statusInput,
@@ -66,6 +69,7 @@ const outputInput = z.object({ runId, since: z.number().int().min(0).optional().
 
 const outputTool: HostedTool = {
   name: 'run_output',
+  action: 'runs.output',
   title: 'Detached run output',
   description: 'Output of one of this session\'s detached runs from a byte offset, bounded per call; continue with next until done.',
   inputSchema: outputInput,
@@ -80,6 +84,7 @@ const killInput = z.object({ runId });
 
 const killTool: HostedTool = {
   name: 'run_kill',
+  action: 'runs.kill',
   title: 'Stop a detached run',
   description: 'Asks one of this session\'s detached runs to stop; run_status shows when it has ended.',
   inputSchema: killInput,
@@ -92,6 +97,7 @@ const killTool: HostedTool = {
 
 const releaseTool: HostedTool = {
   name: 'run_release',
+  action: 'runs.release',
   title: 'Forget a detached run',
   description: 'Ends one of this session\'s detached runs if it still runs and forgets it and its output.',
   inputSchema: killInput,
@@ -104,6 +110,7 @@ const releaseTool: HostedTool = {
 
 const runsTool: HostedTool = {
   name: 'runs',
+  action: 'runs.list',
   title: 'Detached runs',
   description: 'This session\'s detached runs that are not released, newest first.',
   inputSchema: z.object({}),

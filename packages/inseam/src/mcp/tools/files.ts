@@ -68,6 +68,7 @@ function hostLine(host: FsHost): string {
 
 const hostsTool: HostedTool = {
   name: 'hosts',
+  action: 'hosts.list',
   title: 'Hosts',
   description: 'Lists the hosts (mounted sources) of this session\'s network that it may use, with each one\'s kind, description, rights at its root and liveness.',
   inputSchema: z.object({}),
@@ -90,6 +91,7 @@ const listInput = z.object({
 
 const listTool: HostedTool = {
   name: 'list',
+  action: 'fs.list',
   title: 'List a directory',
   description: 'Lists one page of the direct children of a directory (entries this session may not read are left out): names (directories end in "/"), sizes, and in the structured answer mtime and etag. With detail "names": names only (directories end in "/"), as `names` in the structured answer. Continue with the returned cursor.',
   inputSchema: listInput,
@@ -108,6 +110,7 @@ const statInput = z.object({ address });
 
 const statTool: HostedTool = {
   name: 'stat',
+  action: 'fs.stat',
   title: 'Describe an object',
   description: 'Describes one object: type, size, modification time, etag (pass it to write or delete as ifMatch) and MIME type.',
   inputSchema: statInput,
@@ -143,6 +146,7 @@ function readOptions(args: ReadInput): FsReadOptions {
 
 const readTool: HostedTool = {
   name: 'read',
+  action: 'fs.read',
   title: 'Read an object',
   description:
     'Reads one page of an object: text as text, images as images when this client declared it can show them, other bytes as an embedded resource; objects too large for one message come back as a resource link. ' +
@@ -176,6 +180,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 const writeTool: HostedTool = {
   name: 'write',
+  action: 'fs.write',
   title: 'Write an object',
   description: 'Creates or replaces an object atomically. Use ifMatch with the etag from stat or read so a concurrent change is never overwritten, or createOnly to never replace anything.',
   inputSchema: writeInput,
@@ -203,6 +208,7 @@ const deleteInput = z.object({
 
 const deleteTool: HostedTool = {
   name: 'delete',
+  action: 'fs.delete',
   title: 'Delete an object',
   description: 'Removes an object (a directory only with recursive). Use ifMatch to remove only the version you read.',
   inputSchema: deleteInput,
@@ -223,6 +229,7 @@ const searchInput = z.object({
 
 const searchTool: HostedTool = {
   name: 'search',
+  action: 'fs.search',
   title: 'Search content',
   description: 'Full-text search over the synced content of this network\'s hosts (offline hosts included); only objects this session may read are returned.',
   inputSchema: searchInput,

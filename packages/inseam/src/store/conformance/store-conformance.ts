@@ -659,6 +659,24 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         expect(await store.trials.get('t9')).toBeNull();
       });
 
+      it('deletes a trial that is not approved, and keeps an approved one', async () => {
+        await store.networks.create({ slug: 'home' });
+        const base = { network: 'home', kind: 'notion', moduleHash: 'ab'.repeat(32), report: {}, origins: [] };
+        await store.trials.record({ ...base, id: 'failed', passed: false }, 1);
+        await store.trials.record({ ...base, id: 'waiting', passed: true }, 2);
+        await store.trials.record({ ...base, id: 'approved', passed: true }, 3);
+        await store.trials.approve('approved', 'ann', 4);
+        expect(await store.trials.delete('failed')).toBe(true);
+        expect(await store.trials.delete('waiting')).toBe(true);
+        expect(await store.trials.delete('failed')).toBe(false);
+        expect(await store.trials.delete('never')).toBe(false);
+        expect(await codeOf(store.trials.delete('approved'))).toBe('precondition_failed');
+        expect(await store.trials.get('failed')).toBeNull();
+        expect(await store.trials.get('waiting')).toBeNull();
+        expect(await store.trials.get('approved')).toMatchObject({ approvedBy: 'ann', approvedAt: 4 });
+        expect((await store.trials.latest('home', 'notion'))?.id).toBe('approved');
+      });
+
       it('records who owns a detached run and releases it once', async () => {
         await store.networks.create({ slug: 'home' });
         await store.hosts.create('home', { slug: 'box', kind: 'desktop' });
@@ -680,7 +698,7 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
       it('finds tokens by secret hash only while neither revoked nor expired', async () => {
         await store.networks.create({ slug: 'home' });
         const created = await store.tokens.create({ id: 'k1', network: 'home', userId: 'u1', agentId: 'a1', name: 'cli', secretHash: 'h1', scopes: ['read', 'write'], expiresAt: 100 }, 1);
-        expect(created).toEqual({ id: 'k1', network: 'home', userId: 'u1', agentId: 'a1', name: 'cli', secretHash: 'h1', scopes: ['read', 'write'], createdAt: 1, expiresAt: 100, lastUsedAt: null, revokedAt: null });
+        expect(created).toEqual({ id: 'k1', network: 'home', userId: 'u1', agentId: 'a1', name: 'cli', secretHash: 'h1', scopes: ['read', 'write'], grants: [], createdAt: 1, expiresAt: 100, lastUsedAt: null, revokedAt: null });
         await store.tokens.create({ id: 'k2', network: null, userId: 'u1', agentId: null, name: 'all', secretHash: 'h2', scopes: [], expiresAt: null }, 2);
         await store.tokens.create({ id: 'k0', network: null, userId: 'u1', agentId: null, name: 'same time', secretHash: 'h0', scopes: [], expiresAt: null }, 2);
         expect(await codeOf(store.tokens.create({ id: 'k3', network: null, userId: 'u1', agentId: null, name: 'dup', secretHash: 'h1', scopes: [], expiresAt: null }))).toBe('already_exists');
@@ -702,6 +720,17 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         // A token of a deleted network goes with it.
         await store.networks.delete('home');
         expect(await store.tokens.findActive('h1', 50)).toBeNull();
+      });
+
+      it("keeps an agent token's grants as given", async () => {
+        const grants = [
+          { right: 'delete', address: 'inseam://home/files/drafts' },
+          { right: 'write', address: 'inseam://home/files/drafts' },
+          { right: 'exec', address: 'inseam://work/box/' },
+        ];
+        await store.tokens.create({ id: 'g1', network: null, userId: 'u1', agentId: 'a1', name: 'granted', secretHash: 'hg', scopes: ['exec.machine'], grants, expiresAt: null }, 1);
+        expect((await store.tokens.findActive('hg', 2))?.grants).toEqual(grants);
+        expect((await store.tokens.listByUser('u1')).find((token) => token.id === 'g1')?.grants).toEqual(grants);
       });
     });
 

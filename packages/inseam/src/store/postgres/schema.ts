@@ -15,6 +15,7 @@
  *   SQLite uses its rowid.
  */
 import type { SchemaComponent } from '../sqlite/migrations.js';
+import { HOSTS_KEEP_WRITABLE_DEFAULT } from '../sqlite/schema.js';
 
 export const NETWORK_SCHEMA: SchemaComponent = {
   component: 'network',
@@ -50,6 +51,11 @@ export const NETWORK_SCHEMA: SchemaComponent = {
           UNIQUE (network_id, slug)
         );
       `,
+    },
+    {
+      // As SQLite's network v3: hosts that relied on the old read+write default keep it.
+      version: 2,
+      sql: HOSTS_KEEP_WRITABLE_DEFAULT,
     },
   ],
 };
@@ -276,6 +282,11 @@ export const TOKEN_SCHEMA: SchemaComponent = {
         );
         CREATE INDEX tokens_by_user ON tokens (user_id, created_at);
       `,
+    },
+    {
+      // Where an agent's token may write, delete and run commands; existing tokens have none.
+      version: 2,
+      sql: `ALTER TABLE tokens ADD COLUMN grants text NOT NULL DEFAULT '[]';`,
     },
   ],
 };

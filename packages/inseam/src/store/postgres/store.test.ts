@@ -58,13 +58,39 @@ describe('opening and migrations', () => {
     const url = await server.createSchema();
     const stores = await Promise.all(Array.from({ length: 6 }, () => open(url)));
     const versions = await schemaVersions(stores[0]!.database);
-    expect(Object.fromEntries(versions)).toEqual({ network: 1, catalog: 2, trial: 1, 'detached-run': 1, token: 1, 'webhook-key': 1 });
+    expect(Object.fromEntries(versions)).toEqual({ network: 2, catalog: 2, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1 });
     const rows = await stores[0]!.database.query<{ n: number }>('SELECT count(*) AS n FROM inseam_migrations');
     expect(rows[0]!.n).toBe(POSTGRES_STORE_SCHEMA.reduce((sum, component) => sum + component.migrations.length, 0));
     // Ids come back as numbers, and pg's own parsers (other users of pg in the process) are untouched.
     await stores[1]!.networks.create({ slug: 'home' });
     expect(typeof (await stores[2]!.networks.get('home'))?.id).toBe('number');
     expect(pg.types.getTypeParser(20)('12')).toBe('12');
+  });
+
+  it('keeps what hosts stored before the read-only default had: their old kind default, written down; tokens get no grants', async () => {
+    const url = await server.createSchema();
+    // The schema as it was: network and token at version 1.
+    const older = POSTGRES_STORE_SCHEMA.map((component) => ({ ...component, migrations: component.migrations.slice(0, component.component === 'network' || component.component === 'token' ? 1 : undefined) }));
+    const pool = new pg.Pool({ connectionString: url });
+    const before = { database: Db.onPool(pool, () => false) };
+    await migrate(before.database, older);
+    await before.database.run("INSERT INTO networks (slug, label, created_at, updated_at) VALUES ('home', 'home', 1, 1)");
+    const readOnly = '{"default":{"read":true,"write":false,"exec":false}}';
+    for (const [slug, kind, permissions] of [['files', 'fs', null], ['pad', 'bucket', null], ['data', 'local', null], ['kept', 'fs', readOnly], ['notes', 'notes-api', null]] as const) {
+      await before.database.run("INSERT INTO hosts (network_id, slug, kind, label, description, config, permissions, created_at, updated_at) SELECT id, $1, $2, $1, '', '{}', $3, 1, 1 FROM networks WHERE slug = 'home'", [slug, kind, permissions]);
+    }
+    await before.database.run("INSERT INTO tokens (id, network_id, user_id, agent_id, name, secret_hash, scopes, created_at) VALUES ('k1', NULL, 'ann', 'helper', 'old agent', 'h1', '[]', 1)");
+    await pool.end();
+    const store = await open(url);
+    const rights = async (slug: string) => (await store.hosts.get({ network: 'home', host: slug }))?.permissions ?? null;
+    const writable = { default: { read: true, write: true, exec: false } };
+    expect(await rights('files')).toEqual(writable);
+    expect(await rights('pad')).toEqual(writable);
+    expect(await rights('data')).toEqual(writable);
+    expect(await rights('kept')).toEqual(JSON.parse(readOnly));
+    // A kind from a package keeps following its own default.
+    expect(await rights('notes')).toBeNull();
+    expect((await store.tokens.findActive('h1'))?.grants).toEqual([]);
   });
 
   it('refuses a database whose schema is newer than this code, without naming the URL', async () => {

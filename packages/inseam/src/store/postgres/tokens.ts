@@ -5,7 +5,7 @@ import type { TokenInput, TokenRecord, TokenStore } from '../types.js';
 import { attempt, isUniqueViolation, type Db } from './database.js';
 import { type TokenRow, toToken } from '../rows.js';
 
-const SELECT = `SELECT t.id, n.slug AS network, t.user_id, t.agent_id, t.name, t.secret_hash, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at
+const SELECT = `SELECT t.id, n.slug AS network, t.user_id, t.agent_id, t.name, t.secret_hash, t.scopes, t.grants, t.created_at, t.expires_at, t.last_used_at, t.revoked_at
   FROM tokens t LEFT JOIN networks n ON n.id = t.network_id`;
 
 export class PostgresTokenStore implements TokenStore {
@@ -22,10 +22,10 @@ export class PostgresTokenStore implements TokenStore {
         try {
           // A token limited to a network names one that exists; a token for every network has no network row to find.
           inserted = await db.run(
-            `INSERT INTO tokens (id, network_id, user_id, agent_id, name, secret_hash, scopes, created_at, expires_at)
-             SELECT $1, n.id, $3, $4, $5, $6, $7, $8, $9 FROM (SELECT NULL) AS one LEFT JOIN networks n ON n.slug = $2
+            `INSERT INTO tokens (id, network_id, user_id, agent_id, name, secret_hash, scopes, grants, created_at, expires_at)
+             SELECT $1, n.id, $3, $4, $5, $6, $7, $10, $8, $9 FROM (SELECT NULL) AS one LEFT JOIN networks n ON n.slug = $2
              WHERE $2::text IS NULL OR n.id IS NOT NULL`,
-            [input.id, input.network, input.userId, input.agentId, input.name, input.secretHash, JSON.stringify(input.scopes), now, input.expiresAt],
+            [input.id, input.network, input.userId, input.agentId, input.name, input.secretHash, JSON.stringify(input.scopes), now, input.expiresAt, JSON.stringify(input.grants ?? [])],
           );
         } catch (error) {
           // Which of the two collided is not said: a secret hash is not something to confirm.

@@ -1,6 +1,7 @@
 /** Trial records on PostgreSQL. */
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from '@neuralis/package-system/contracts';
 import { missingNetwork } from '../sqlite/networks.js';
+import { approvedStays } from '../sqlite/trials.js';
 import type { TrialInput, TrialRecord, TrialStore } from '../types.js';
 import { attempt, isUniqueViolation, type Db } from './database.js';
 import { type TrialRow, toTrial } from '../rows.js';
@@ -55,6 +56,18 @@ export class PostgresTrialStore implements TrialStore {
         if (row.approved_at !== null) throw new PreconditionFailedError(`Trial "${id}" was approved already.`, { details: { trial: id, reason: 'already_approved' } });
         await db.run('UPDATE trials SET approved_by = $1, approved_at = $2 WHERE id = $3', [by, now, id]);
         return toTrial({ ...row, approved_by: by, approved_at: now });
+      }),
+    );
+  }
+
+  delete(id: string): Promise<boolean> {
+    return attempt('delete the trial', () =>
+      this.#db.transaction(async (db) => {
+        const row = await db.one<TrialRow>(`${SELECT} WHERE t.id = $1 FOR UPDATE OF t`, [id]);
+        if (row === undefined) return false;
+        if (row.approved_at !== null) throw approvedStays(id);
+        await db.run('DELETE FROM trials WHERE id = $1', [id]);
+        return true;
       }),
     );
   }

@@ -8,6 +8,15 @@
  */
 import type { SchemaComponent } from './migrations.js';
 
+/**
+ * The migration (network v3 here, v2 on PostgreSQL) that writes the old read+write default of
+ * the built-in folder and bucket kinds into the hosts that stored no tree of their own.
+ */
+export const HOSTS_KEEP_WRITABLE_DEFAULT = `
+  UPDATE hosts SET permissions = '{"default":{"read":true,"write":true,"exec":false}}'
+  WHERE permissions IS NULL AND kind IN ('fs', 'local', 'bucket');
+`;
+
 export const NETWORK_SCHEMA: SchemaComponent = {
   component: 'network',
   migrations: [
@@ -48,6 +57,12 @@ export const NETWORK_SCHEMA: SchemaComponent = {
         ALTER TABLE hosts ADD COLUMN owner_id TEXT;
         ALTER TABLE hosts ADD COLUMN private_origins TEXT;
       `,
+    },
+    {
+      // Folder and bucket hosts were read+write by their kind's default until version 3, when the
+      // default became read only. Hosts that relied on it keep what they had, now written down.
+      version: 3,
+      sql: HOSTS_KEEP_WRITABLE_DEFAULT,
     },
   ],
 };
@@ -212,6 +227,11 @@ export const TOKEN_SCHEMA: SchemaComponent = {
         );
         CREATE INDEX tokens_by_user ON tokens (user_id, created_at);
       `,
+    },
+    {
+      // Where an agent's token may write, delete and run commands; existing tokens have none.
+      version: 2,
+      sql: `ALTER TABLE tokens ADD COLUMN grants TEXT NOT NULL DEFAULT '[]';`,
     },
   ],
 };

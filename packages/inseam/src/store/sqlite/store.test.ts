@@ -36,12 +36,41 @@ describe('opening and migrations', () => {
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
     expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 2, catalog: 1, trial: 1, 'detached-run': 1, token: 1, 'webhook-key': 1 });
+    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 3, catalog: 1, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1 });
     await store.close();
     const again = SqliteStore.open({ path });
     const rows = again.database.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number };
     expect(rows.n).toBe(STORE_SCHEMA.reduce((sum, component) => sum + component.migrations.length, 0));
     await again.close();
+  });
+
+  it('keeps what hosts stored before the read-only default had: their old kind default, written down; tokens get no grants', async () => {
+    const path = tempDb();
+    const before = new Database(path);
+    // The schema as it was: network at version 2, token at version 1.
+    const older = STORE_SCHEMA.map((component) => ({ ...component, migrations: component.migrations.slice(0, component.component === 'network' ? 2 : component.component === 'token' ? 1 : undefined) }));
+    migrate(before, older);
+    before.prepare("INSERT INTO networks (slug, label, created_at, updated_at) VALUES ('home', 'home', 1, 1)").run();
+    const host = before.prepare("INSERT INTO hosts (network_id, slug, kind, label, description, config, permissions, created_at, updated_at) VALUES (1, ?, ?, ?, '', '{}', ?, 1, 1)");
+    const readOnly = '{"default":{"read":true,"write":false,"exec":false}}';
+    host.run('files', 'fs', 'files', null);
+    host.run('pad', 'bucket', 'Pad', null);
+    host.run('data', 'local', 'data', null);
+    host.run('kept', 'fs', 'kept', readOnly);
+    host.run('notes', 'notes-api', 'notes', null);
+    before.prepare("INSERT INTO tokens (id, network_id, user_id, agent_id, name, secret_hash, scopes, created_at) VALUES ('k1', 1, 'ann', 'helper', 'old agent', 'h1', '[]', 1)").run();
+    before.close();
+    const store = SqliteStore.open({ path });
+    const rights = async (slug: string) => (await store.hosts.get({ network: 'home', host: slug }))?.permissions ?? null;
+    const writable = { default: { read: true, write: true, exec: false } };
+    expect(await rights('files')).toEqual(writable);
+    expect(await rights('pad')).toEqual(writable);
+    expect(await rights('data')).toEqual(writable);
+    expect(await rights('kept')).toEqual(JSON.parse(readOnly));
+    // A kind from a package keeps following its own default.
+    expect(await rights('notes')).toBeNull();
+    expect((await store.tokens.findActive('h1'))?.grants).toEqual([]);
+    await store.close();
   });
 
   it('refuses a database whose schema is newer than this code', () => {

@@ -26,8 +26,8 @@ export class SqliteTokenStore implements TokenStore {
           networkId = row.id;
         }
         try {
-          this.#prepare('INSERT INTO tokens (id, network_id, user_id, agent_id, name, secret_hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-            .run(input.id, networkId, input.userId, input.agentId, input.name, input.secretHash, JSON.stringify(input.scopes), now, input.expiresAt);
+          this.#prepare('INSERT INTO tokens (id, network_id, user_id, agent_id, name, secret_hash, scopes, grants, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+            .run(input.id, networkId, input.userId, input.agentId, input.name, input.secretHash, JSON.stringify(input.scopes), JSON.stringify(input.grants ?? []), now, input.expiresAt);
         } catch (error) {
           // Which of the two collided is not said: a secret hash is not something to confirm.
           if (isUniqueViolation(error)) throw new AlreadyExistsError('A token with that id or secret exists already; generate a new one.', { details: { reason: 'token_exists' } });

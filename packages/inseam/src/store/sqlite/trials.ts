@@ -5,6 +5,11 @@ import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from '
 import { missingNetwork } from './networks.js';
 import { type TrialRow, toTrial } from '../rows.js';
 
+/** The refusal to delete an approved trial (both stores). */
+export function approvedStays(id: string): PreconditionFailedError {
+  return new PreconditionFailedError(`Trial "${id}" is approved: it stays as the record of that approval.`, { details: { trial: id, reason: 'approved' } });
+}
+
 const SELECT = 'SELECT t.*, n.slug AS network FROM trials t JOIN networks n ON n.id = t.network_id';
 
 export class SqliteTrialStore implements TrialStore {
@@ -53,6 +58,18 @@ export class SqliteTrialStore implements TrialStore {
         if (trial.approvedAt !== null) throw new PreconditionFailedError(`Trial "${id}" was approved already.`, { details: { trial: id, reason: 'already_approved' } });
         this.#prepare('UPDATE trials SET approved_by = ?, approved_at = ? WHERE id = ?').run(by, now, id);
         return this.#byId(id)!;
+      })(),
+    );
+  }
+
+  delete(id: string): Promise<boolean> {
+    return attempt('delete the trial', () =>
+      this.#db.transaction(() => {
+        const trial = this.#byId(id);
+        if (trial === null) return false;
+        if (trial.approvedAt !== null) throw approvedStays(id);
+        this.#prepare('DELETE FROM trials WHERE id = ?').run(id);
+        return true;
       })(),
     );
   }
