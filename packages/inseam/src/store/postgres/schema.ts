@@ -15,6 +15,7 @@
  *   SQLite uses its rowid.
  */
 import type { SchemaComponent } from '../sqlite/migrations.js';
+import { POSTGRES_VECTOR_SCHEMA } from './vector-schema.js';
 
 export const NETWORK_SCHEMA: SchemaComponent = {
   component: 'network',
@@ -298,4 +299,4 @@ export const WEBHOOK_KEY_SCHEMA: SchemaComponent = {
 };
 
 /** Every component, in dependency order (hosts before what references them). */
-export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA];
+export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA];
