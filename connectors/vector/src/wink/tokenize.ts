@@ -12,7 +12,8 @@
  * - camelCase and snake_case are split (`lowCostAirfare` → `low cost airfare`) when the whole
  *   is not a word;
  * - a word the vocabulary lacks is looked up as its parts (around `-`, `.`, `_`), then with a
- *   regular English inflection taken off (`-s`, `-es`, `-ies`, `-ed`, `-ing`); what is still
+ *   regular English inflection taken off (`-s`, `-es`, `-ies`, `-ed`, `-ing`, a doubled final
+ *   consonant with it); what is still
  *   unknown (numbers, names the corpus never saw, other scripts) is skipped and counted.
  */
 
@@ -113,5 +114,7 @@ function stems(word: string): string[] {
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) candidates.push(word.slice(0, -1));
   if (word.length > 4 && word.endsWith('ed')) candidates.push(word.slice(0, -2), word.slice(0, -1));
   if (word.length > 5 && word.endsWith('ing')) candidates.push(word.slice(0, -3), `${word.slice(0, -3)}e`);
+  // running → run, stopped → stop: a doubled final consonant goes with the ending.
+  for (const stem of [...candidates]) if (/([b-df-hj-np-tv-z])\1$/.test(stem)) candidates.push(stem.slice(0, -1));
   return candidates;
 }
