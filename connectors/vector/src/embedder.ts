@@ -25,7 +25,7 @@ export interface EmbedOptions {
 }
 
 export interface Embedder {
-  /** Names the vector space, e.g. `wink-sg100d-sif-v1` or `openai:https://api.openai.com/text-embedding-3-small@1536`. */
+  /** Names the vector space, e.g. `wink-sg100d-v1-sif-a0.0003-w200000` or `openai:https://api.openai.com/v1#text-embedding-3-small@1536`. */
   readonly model: string;
   readonly dimension: number;
   /** The most texts one `embed` call takes; `embedAll` batches longer lists. */

@@ -134,7 +134,7 @@ describe('SIF sentence vectors', () => {
     expect(cosine(query!, paraphrase!)).toBeGreaterThan(cosine(query!, unrelated!));
     expect(Math.hypot(...query!)).toBeCloseTo(1, 5);
     expect(Array.from(nothing!)).toEqual([0, 0, 0, 0]);
-    expect(embedder.model).toMatch(/^wink-sg100d-sif-v\d+-w16$/);
+    expect(embedder.model).toMatch(/^wink-sg100d-v\d+-sif-a0\.0003-w16$/);
     expect(embedder.dimension).toBe(4);
   });
 

