@@ -82,10 +82,13 @@ test('the package exports exactly its named public API', () => {
       'MAX_PAGE_SIZE',
       'ROOT_TOKEN_PATTERN',
       'SHARED_CONFIG_PROPERTIES',
+      'checkRange',
       'createFolderConnector',
       'createFsConnector',
       'createFsHost',
       'describeFolder',
+      'listDetail',
+      'pageSize',
       'parseRootToken',
     ].sort(),
   );

@@ -47,12 +47,13 @@ export const DEFAULT_PAGE_SIZE = 1000;
 export const MAX_PAGE_SIZE = 10_000;
 const WALK_CHUNK = 512;
 
-/** Throws `invalid_argument` unless `limit` is a whole number from 1 to MAX_PAGE_SIZE. */
+/** Throws `invalid_argument` unless `detail` is `full` or `names` (absent: `full`). Shared with the vector kind. */
 export function listDetail(detail: unknown): ListDetail {
   if (detail === undefined || detail === 'full' || detail === 'names') return detail ?? 'full';
   throw new InvalidArgumentError("detail must be 'full' or 'names'.", { details: { argument: 'detail' } });
 }
 
+/** Throws `invalid_argument` unless `limit` is a whole number from 1 to MAX_PAGE_SIZE (absent: DEFAULT_PAGE_SIZE). Shared with the vector kind. */
 export function pageSize(limit: unknown): number {
   if (limit === undefined) return DEFAULT_PAGE_SIZE;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {

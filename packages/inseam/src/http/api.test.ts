@@ -80,7 +80,7 @@ describe('tokens', () => {
 describe('networks, kinds and hosts', () => {
   it('lists the source kinds with label, schema, capabilities and category', async () => {
     const kinds = (await call(api, 'GET', '/v1/source-kinds', { token: api.reader })).json() as { kind: string }[];
-    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local']);
+    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local', 'vector']);
     expect(kinds.find((kind) => kind.kind === 'fs')).toMatchObject({ label: expect.any(String), category: 'disk', configSchema: { type: 'object', additionalProperties: false }, capabilities: expect.arrayContaining(['list', 'read', 'exec']) });
   });
 
@@ -90,7 +90,7 @@ describe('networks, kinds and hosts', () => {
     expect(denied.json().error).toMatchObject({ code: 'permission_denied', details: { missingFeatures: ['networks.manage'] } });
     const created = await call(api, 'POST', '/v1/networks', { token: api.admin, body: { slug: 'lab', label: 'Lab' } });
     expect(created.status).toBe(201);
-    expect(created.json().hosts.map((host: { slug: string }) => host.slug)).toEqual(['pad']);
+    expect(created.json().hosts.map((host: { slug: string }) => host.slug)).toEqual(['pad', 'vector']);
     const again = await call(api, 'POST', '/v1/networks', { token: api.admin, body: { slug: 'lab' } });
     expect(again.status).toBe(409);
     const listed = (await call(api, 'GET', '/v1/networks', { token: api.reader })).json() as { slug: string }[];
@@ -103,7 +103,7 @@ describe('networks, kinds and hosts', () => {
     expect(ambiguous.json().error.details.argument).toBe('inseam-network');
     const named = await call(api, 'GET', '/v1/hosts', { token: api.admin, headers: { 'inseam-network': 'home' } });
     expect(named.status).toBe(200);
-    expect(named.json().map((host: { slug: string }) => host.slug)).toEqual(['files', 'pad']);
+    expect(named.json().map((host: { slug: string }) => host.slug)).toEqual(['files', 'pad', 'vector']);
   });
 
   it('adds a host after checking everything, and refuses bad input storing nothing', async () => {

@@ -42,6 +42,7 @@ describe('network init', () => {
     expect(init.network).toMatchObject({ slug: 'home', label: 'Home' });
     expect(init.hosts.map((host) => [host.slug, host.kind, host.origin])).toEqual([
       ['pad', 'bucket', null],
+      ['vector', 'vector', '@inseam/connector-vector'],
       ['data', 'local', 'test.seeds'],
     ]);
     const data = init.hosts.find((host) => host.slug === 'data')!;
@@ -58,7 +59,7 @@ describe('network init', () => {
       ['notion', 'kind_not_registered'],
       ['scratch', 'invalid_argument'],
     ]);
-    expect((await platform.networks.listHosts('home')).map((host) => host.slug)).toEqual(['data', 'pad']);
+    expect((await platform.networks.listHosts('home')).map((host) => host.slug)).toEqual(['data', 'pad', 'vector']);
     const offered = await platform.networks.discoverable('home');
     expect(offered).toEqual([
       expect.objectContaining({ packageId: 'test.seeds', source: 'reports', kind: 'local', root: 'data/reports', kindRegistered: true, added: false }),

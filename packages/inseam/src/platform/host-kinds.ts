@@ -33,6 +33,7 @@ import type { AuthSpec, Connector, Description, EgressPort } from '@inseam/conne
 import { createBucketHost, createBucketPort } from '@inseam/connector-bucket';
 import { createFsHost, describeFolder } from '@inseam/connector-fs';
 import { createLocalHost } from '@inseam/connector-local';
+import { createEmbedder, createVectorPort, embedderAuth, parseVectorConfig, type Embedder, type VectorAccess, type VectorIndex } from '@inseam/connector-vector';
 import {
   ConnectorFailedError,
   InvalidConfigError,
@@ -99,6 +100,10 @@ export interface HostKindsOptions {
   readonly appRoot: string;
   /** The sandbox host, started on first use. */
   readonly sandbox: () => SandboxHost;
+  /** A network's vector index and its hosts' read rule, for its `vector` hosts. */
+  readonly vectorSeams: (network: string) => { readonly index: VectorIndex; readonly access: VectorAccess };
+  /** Where the default embedder keeps its converted word table; default beside the wink package. */
+  readonly embeddingsCacheDir?: string;
 }
 
 /** How one kind opens hosts; every method receives the host and the network's folders. */
@@ -143,16 +148,18 @@ export class HostKinds {
   readonly #drivers = new Map<string, KindDriver>();
   readonly #registries = new Map<string, ConnectorRegistry>();
   /** The hosts a port runtime may be asked to bind, by network/slug (the registry hands a runtime only the slug). */
-  readonly #bindable = new Map<string, HostDraft>();
+  readonly #bindable = new Map<string, OpenableHost>();
   readonly #portVersions = new Map<string, string>();
   readonly #opened = new Map<string, OpenedHost>();
   readonly #sandboxedPorts = new Map<string, SandboxedSourcePort>();
+  readonly #embedders = new Map<string, { readonly version: string; readonly embedder: Promise<Embedder> }>();
 
   constructor(options: HostKindsOptions) {
     this.#o = options;
     this.#drivers.set('fs', this.#folderDriver('fs'));
     this.#drivers.set('local', this.#folderDriver('local'));
     this.#drivers.set('bucket', this.#bucketDriver());
+    this.#drivers.set('vector', this.#vectorDriver());
   }
 
   /** Every kind hosts can be opened for (built-in, sandboxed, from a package), by kind. */
@@ -272,6 +279,29 @@ export class HostKinds {
     };
   }
 
+  /**
+   * The embedder a `vector` host's config names, made once per version of the record: the offline
+   * default, or an OpenAI-compatible client whose requests go through the egress gate bound to the
+   * host's AuthSpec and stored credential. Throws `invalid_config` (not a vector host, or a config
+   * parseVectorConfig refuses) and what createEmbedder throws.
+   */
+  embedder(host: OpenableHost): Promise<Embedder> {
+    if (host.kind !== 'vector') return Promise.reject(new InvalidConfigError(`Host "${host.slug}" is of kind "${host.kind}", not "vector"; only vector hosts name an embedder.`));
+    const cached = this.#embedders.get(key(host));
+    if (cached !== undefined && cached.version === versionOf(host)) return cached.embedder;
+    const settings = parseVectorConfig(host.config).embedder;
+    const embedder = createEmbedder(settings, {
+      egress: () => this.#egress(host, embedderAuth(settings), 'return'),
+      ...(this.#o.embeddingsCacheDir === undefined ? {} : { cacheDir: this.#o.embeddingsCacheDir }),
+    });
+    this.#embedders.set(key(host), { version: versionOf(host), embedder });
+    // A failed start (an unconvertible table, say) is tried again next time.
+    embedder.catch(() => {
+      if (this.#embedders.get(key(host))?.embedder === embedder) this.#embedders.delete(key(host));
+    });
+    return embedder;
+  }
+
   /** Drops what was opened for a host (its host Connector and its port binding). */
   forget(ref: HostRef): void {
     const id = `${ref.network}/${ref.host}`;
@@ -283,6 +313,7 @@ export class HostKinds {
     this.#registries.get(ref.network)?.unbindSource(ref.host);
     this.#sandboxedPorts.get(id)?.dispose();
     this.#sandboxedPorts.delete(id);
+    this.#embedders.delete(id);
   }
 
   /** Disposes every opened host and sandboxed port. */
@@ -343,7 +374,7 @@ export class HostKinds {
     return registry;
   }
 
-  #bindableHost(network: string, source: string): HostDraft {
+  #bindableHost(network: string, source: string): OpenableHost {
     const host = this.#bindable.get(`${network}/${source}`);
     if (host === undefined) throw new UnavailableError(`Host "${source}" of network "${network}" is not open; open it through the platform.`);
     return host;
@@ -426,6 +457,37 @@ export class HostKinds {
             } catch (cause) {
               throw new ConnectorFailedError(`The factory of kind "bucket" threw while binding source "${request.source}".`, { cause, details: { kind: 'bucket', source: request.source } });
             }
+            checkConnectorCapabilities(port, runtime.entry);
+            return port;
+          },
+        };
+      },
+    };
+  }
+
+  /**
+   * `vector`: a port over the network's index (vectorSeams), its queries embedded by the host's
+   * embedder, and a PortHost over it. Its description is a PortHost's with the embedder's AuthSpec,
+   * so a host's `apiKey` is checked and stored like any credential and the gate knows its origin.
+   */
+  #vectorDriver(): KindDriver {
+    const packageId = this.#packageOf('vector');
+    const capabilities = (): readonly ConnectorCapability[] => this.#o.loader.sourceKinds.get('vector')?.capabilities ?? [];
+    return {
+      openConfig: (host) => host.config,
+      describe: async (host) => ({ ...describePortHost('vector', capabilities()), auth: embedderAuth(parseVectorConfig(host.config).embedder) }),
+      openHost: async (host) => new PortHost({ kind: 'vector', source: host.slug, capabilities: capabilities(), port: () => this.#openedPort(host) }),
+      portRuntime: (network) => {
+        const runtime = this.#o.loader.connectors.runtimeOf('vector');
+        return {
+          kind: 'vector',
+          packageId: runtime.packageId,
+          trust: runtime.trust,
+          entry: runtime.entry,
+          instantiate: async (request: ValidatedBindingRequest) => {
+            const host = this.#bindableHost(network, request.source);
+            const context = { packageId, packageRoot: this.#o.loader.getPackage(packageId)?.root ?? '', source: request.source, config: request.config, scope: request.scope };
+            const port = createVectorPort(context, { ...this.#o.vectorSeams(network), embedder: () => this.embedder({ ...host, config: request.config }) });
             checkConnectorCapabilities(port, runtime.entry);
             return port;
           },

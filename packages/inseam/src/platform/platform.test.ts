@@ -40,11 +40,12 @@ describe('openPlatform', () => {
     expect((await stat(join(dataDir, 'inseam.db'))).mode & 0o777).toBe(0o600);
     expect((await stat(join(dataDir, 'master.key'))).mode & 0o777).toBe(0o600);
     expect(platform.masterKey).toBe('created');
-    expect(platform.kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local']);
+    expect(platform.kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local', 'vector']);
     expect(platform.loader.listPackages().map((loaded) => [loaded.packageId, loaded.trust])).toEqual([
       ['@inseam/connector-bucket', 'first-party'],
       ['@inseam/connector-fs', 'first-party'],
       ['@inseam/connector-local', 'first-party'],
+      ['@inseam/connector-vector', 'first-party'],
       ['test.seeds', 'trusted'],
     ]);
     expect(Object.fromEntries(schemaVersions(sqliteOf(platform)))).toMatchObject({ network: 3, catalog: 1, credentials: 1 });
@@ -65,6 +66,7 @@ describe('openPlatform', () => {
       ['data', 'local', 'Project Data'],
       ['notes', 'fs', 'Notes'],
       ['pad', 'bucket', 'Pad'],
+      ['vector', 'vector', 'Semantic index'],
     ]);
     const found = await second.search.search('quarterly', { network: 'home' });
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/notes/notes/alpha.md']);

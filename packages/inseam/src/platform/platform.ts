@@ -53,6 +53,7 @@ import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookRecei
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
 import { builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
+import { storeVectorSeams } from './vector-index.js';
 
 export interface OpenPlatformOptions {
   /** The data directory (the CLI's `--data`); see resolveDataDir for the defaults. */
@@ -125,7 +126,15 @@ export class Platform {
     this.egressLog = parts.egressLog;
     this.loader = parts.loader;
     this.#sandboxOptions = parts.sandboxOptions;
-    this.kinds = new HostKinds({ loader: parts.loader, gate: parts.gate, credentials: this.credentials, paths: parts.paths, appRoot: parts.appRoot, sandbox: () => this.sandbox });
+    this.kinds = new HostKinds({
+      loader: parts.loader,
+      gate: parts.gate,
+      credentials: this.credentials,
+      paths: parts.paths,
+      appRoot: parts.appRoot,
+      sandbox: () => this.sandbox,
+      vectorSeams: (network) => storeVectorSeams({ store: parts.store, network, permissionsOf: (record) => this.kinds.permissionsOf(record) }),
+    });
     this.catalog = new Catalog(parts.store.catalog);
     this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog });
     this.scheduler = new SyncScheduler({ ...options.scheduler, crawler: this.crawler });

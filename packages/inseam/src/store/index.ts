@@ -17,6 +17,29 @@ export {
 export type { PostgresPoolOptions } from './postgres/database.js';
 export { migrate as migratePostgres, schemaVersions as postgresSchemaVersions, MIGRATION_LOCK_KEY } from './postgres/migrations.js';
 export { POSTGRES_STORE_SCHEMA } from './postgres/schema.js';
+export { SqliteVectorStore } from './sqlite/vectors.js';
+export { PostgresVectorStore } from './postgres/vectors.js';
+export { VECTOR_STATES, MAX_VECTOR_K, MAX_VECTOR_DIMENSION } from './vector-types.js';
+export type {
+  VectorState,
+  VectorBackend,
+  VectorBackendStatus,
+  VectorModelRecord,
+  ChunkSpan,
+  VectorChunkInput,
+  ContentExpectation,
+  VectorUpsert,
+  VectorFailure,
+  VectorEntryRecord,
+  VectorChunkRecord,
+  VectorEntriesOptions,
+  PendingQuery,
+  PendingEntry,
+  VectorCounts,
+  VectorQuery,
+  VectorHit,
+  VectorStore,
+} from './vector-types.js';
 export { openStore } from './open.js';
 export type { OpenStoreOptions, PlatformStore } from './open.js';
 export { CONTENT_STATES, CRAWL_MODES, CRAWL_RUN_STATES, ZERO_COUNTERS } from './types.js';

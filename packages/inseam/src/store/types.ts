@@ -16,6 +16,7 @@
  */
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
+import type { VectorStore } from './vector-types.js';
 
 /** A host named by its network slug and its own slug. */
 export interface HostRef {
@@ -589,6 +590,7 @@ export interface Store {
   readonly trials: TrialStore;
   readonly detachedRuns: DetachedRunStore;
   readonly tokens: TokenStore;
+  readonly vectors: VectorStore;
   /** Closes what the store opened. Calls after it reject with `unavailable`. */
   close(): Promise<void>;
 }

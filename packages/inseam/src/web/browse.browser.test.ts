@@ -56,7 +56,8 @@ describe('the file tree', () => {
     const watched = await open();
     const { page } = watched;
     const tree = page.getByRole('tree', { name: 'Hosts and files' });
-    await eventually(() => tree.getByRole('treeitem').count()).toBe(3);
+    // The pad, the seed package's data source, the vector source and the test's files.
+    await eventually(() => tree.getByRole('treeitem').count()).toBe(4);
     expect(await page.locator('.detail-pane .empty-title').textContent()).toBe('Choose a host');
 
     await tree.getByRole('treeitem', { name: 'Team files' }).locator('.tree-row').first().click();

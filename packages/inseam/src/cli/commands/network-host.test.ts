@@ -31,15 +31,15 @@ describe('inseam network', () => {
   it('init creates a network with its pad; ls lists it; --json on both', async () => {
     const init = await run('network', 'init', 'home', '--label', 'Home');
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stdout).toMatch(/^Created network home with 1 host:\n  pad +bucket +inseam:\/\/home\/pad\/\n$/);
+    expect(init.stdout).toMatch(/^Created network home with 2 hosts:\n  pad +bucket +inseam:\/\/home\/pad\/\n  vector +vector +inseam:\/\/home\/vector\/  \(from @inseam\/connector-vector\)\n$/);
     const json = await run('network', 'init', 'work', '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ network: { slug: 'work', label: 'work' }, hosts: [{ slug: 'pad', kind: 'bucket' }], skipped: [] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ network: { slug: 'work', label: 'work' }, hosts: [{ slug: 'pad', kind: 'bucket' }, { slug: 'vector', kind: 'vector' }], skipped: [] });
     const ls = await run('network', 'ls');
     expect(ls.stdout.split('\n')[0]).toMatch(/^NETWORK +LABEL +HOSTS +CREATED$/);
-    expect(ls.stdout).toMatch(/\nhome +Home +1 +\d{4}-/);
+    expect(ls.stdout).toMatch(/\nhome +Home +2 +\d{4}-/);
     expect((JSON.parse((await run('network', 'ls', '--json')).stdout) as { slug: string; hosts: number }[]).map((n) => [n.slug, n.hosts])).toEqual([
-      ['home', 1],
-      ['work', 1],
+      ['home', 2],
+      ['work', 2],
     ]);
   });
 
@@ -55,7 +55,7 @@ describe('inseam host', () => {
     const added = await run('host', 'add', 'home/notes', '--kind', 'fs', '--config', JSON.stringify({ root: files }), '--label', 'My notes', '--description', 'Meeting notes');
     expect(added).toMatchObject({ code: 0, stdout: 'Added host inseam://home/notes/ (fs).\n' });
     const ls = await run('host', 'ls', 'home');
-    expect(ls.stdout).toMatch(/^HOST +KIND +LABEL +ORIGIN +ADDRESS\nnotes +fs +My notes +- +inseam:\/\/home\/notes\/\npad +bucket +Pad +- +inseam:\/\/home\/pad\/\n$/);
+    expect(ls.stdout).toMatch(/^HOST +KIND +LABEL +ORIGIN +ADDRESS\nnotes +fs +My notes +- +inseam:\/\/home\/notes\/\npad +bucket +Pad +- +inseam:\/\/home\/pad\/\nvector +vector +Semantic index +@inseam\/connector-vector +inseam:\/\/home\/vector\/\n$/);
     const show = await run('host', 'show', 'inseam://home/notes');
     expect(show.stdout).toContain('description:  Meeting notes\n');
     expect(show.stdout).toContain(`config:       ${JSON.stringify({ root: files })}\n`);
@@ -117,7 +117,7 @@ describe('inseam host', () => {
 
   it('lists kinds and discoverable sources', async () => {
     const kinds = JSON.parse((await run('host', 'kinds', '--json')).stdout) as { kind: string }[];
-    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local']);
+    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local', 'vector']);
     expect((await run('host', 'kinds')).stdout).toMatch(/\nfs +Folder +disk +list read write/);
     expect(JSON.parse((await run('host', 'discover', 'home', '--json')).stdout)).toEqual([]);
     expect(await run('host', 'discover', 'nowhere')).toMatchObject({ code: 2, stderr: expect.stringContaining('[not_found]') });

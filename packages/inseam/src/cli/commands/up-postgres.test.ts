@@ -85,7 +85,7 @@ describe('inseam up --store postgres://…', () => {
     const token = /Admin token[^\n]*\n {2}(inseam_[A-Za-z0-9_-]{43})\n/.exec(up.stdout())![1]!;
     expect(up.stdout()).not.toContain(url);
     const hosts = await get(up.base, '/v1/hosts', token);
-    expect((hosts.json as { slug: string }[]).map((host) => host.slug)).toEqual(['files', 'pad']);
+    expect((hosts.json as { slug: string }[]).map((host) => host.slug)).toEqual(['files', 'pad', 'vector']);
     const mcp = await request(`${up.base}/mcp`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -110,7 +110,7 @@ describe('inseam up --store postgres://…', () => {
       const counts = await client.query<{ hosts: string; entries: string; credentials: string }>(
         'SELECT (SELECT count(*) FROM hosts) AS hosts, (SELECT count(*) FROM catalog_entries) AS entries, (SELECT count(*) FROM credential_meta) AS credentials',
       );
-      expect(counts.rows[0]).toEqual({ hosts: '2', entries: '2', credentials: '1' });
+      expect(counts.rows[0]).toEqual({ hosts: '3', entries: '2', credentials: '1' });
     } finally {
       await client.end();
     }

@@ -97,7 +97,7 @@ describe('inseam up', () => {
 
     const hosts = await get(up.base, '/v1/hosts', token);
     expect(hosts.status).toBe(200);
-    expect((JSON.parse(hosts.text) as { slug: string }[]).map((host) => host.slug)).toEqual(['files', 'pad']);
+    expect((JSON.parse(hosts.text) as { slug: string }[]).map((host) => host.slug)).toEqual(['files', 'pad', 'vector']);
     expect((await get(up.base, '/v1/hosts')).status).toBe(401);
     const home = await get(up.base, '/');
     expect(home.status).toBe(200);
@@ -145,7 +145,7 @@ describe('inseam up', () => {
     expect(up.stdout()).toContain(`Admin token: in ${join(dataDir, 'admin.token')}`);
     expect(up.stdout()).not.toContain('#token=');
     const hosts = JSON.parse((await get(up.base, '/v1/hosts', token)).text) as { slug: string }[];
-    expect(hosts.map((host) => host.slug)).toEqual(['files', 'pad']);
+    expect(hosts.map((host) => host.slug)).toEqual(['files', 'pad', 'vector']);
     const late = await get(up.base, `/v1/fs/read?address=${encodeURIComponent('files://docs/late.txt')}`, token);
     expect(late.text).toBe('first half, second half\n');
     up.child.kill('SIGINT');

@@ -3,7 +3,8 @@ import { PostgresCredentialRecordStore } from '../../credentials/postgres-record
 import { startTestPostgres, type TestPostgres } from '../postgres/__fixtures__/test-postgres.js';
 import { PostgresStore } from '../postgres/store.js';
 import { runCredentialRecordConformance } from './credential-conformance.js';
-import { runStoreConformance } from './store-conformance.js';
+import { runStoreConformance, type ConformanceStore } from './store-conformance.js';
+import { runVectorConformance } from './vector-conformance.js';
 
 let server: TestPostgres;
 
@@ -15,7 +16,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-runStoreConformance('postgres', async () => {
+async function openPostgres(): Promise<ConformanceStore> {
   const url = await server.createSchema();
   const others: PostgresStore[] = [];
   return {
@@ -28,7 +29,10 @@ runStoreConformance('postgres', async () => {
       for (const other of others) await other.close();
     },
   };
-});
+}
+
+runStoreConformance('postgres', openPostgres);
+runVectorConformance('postgres', openPostgres);
 
 runCredentialRecordConformance('postgres', async () => {
   const url = await server.createSchema();

@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { SqliteCredentialRecordStore } from '../../credentials/sqlite-record-store.js';
 import { SqliteStore } from '../sqlite/store.js';
 import { runCredentialRecordConformance } from './credential-conformance.js';
-import { runStoreConformance } from './store-conformance.js';
+import { runStoreConformance, type ConformanceStore } from './store-conformance.js';
+import { runVectorConformance } from './vector-conformance.js';
 
 async function tempDatabase(): Promise<{ path: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'inseam-conformance-'));
   return { path: join(dir, 'inseam.db'), remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-runStoreConformance('sqlite', async () => {
+async function openSqlite(): Promise<ConformanceStore> {
   const { path, remove } = await tempDatabase();
   const others: SqliteStore[] = [];
   return {
@@ -25,7 +26,10 @@ runStoreConformance('sqlite', async () => {
       await remove();
     },
   };
-});
+}
+
+runStoreConformance('sqlite', openSqlite);
+runVectorConformance('sqlite', openSqlite);
 
 runCredentialRecordConformance('sqlite', async () => {
   const { path, remove } = await tempDatabase();

@@ -12,6 +12,7 @@
 import type pg from 'pg';
 import type { SchemaComponent } from '../sqlite/migrations.js';
 import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
+import type { VectorStore } from '../vector-types.js';
 import { PostgresCatalogStore } from './catalog.js';
 import { Db, attempt, createPool, storeError, type PostgresPoolOptions } from './database.js';
 import { PostgresDetachedRunStore } from './detached-runs.js';
@@ -20,6 +21,7 @@ import { PostgresHostStore, PostgresNetworkStore } from './networks.js';
 import { POSTGRES_STORE_SCHEMA } from './schema.js';
 import { PostgresTokenStore } from './tokens.js';
 import { PostgresTrialStore } from './trials.js';
+import { PostgresVectorStore } from './vectors.js';
 import { PostgresWebhookKeyStore } from './webhook-keys.js';
 
 export interface PostgresStoreOptions extends PostgresPoolOptions {
@@ -49,6 +51,7 @@ function parts(db: Db): Omit<Store, 'close'> {
     trials: new PostgresTrialStore(db),
     detachedRuns: new PostgresDetachedRunStore(db),
     tokens: new PostgresTokenStore(db),
+    vectors: new PostgresVectorStore(db),
   };
 }
 
@@ -62,13 +65,14 @@ export class PostgresStore implements Store {
   readonly trials: TrialStore;
   readonly detachedRuns: DetachedRunStore;
   readonly tokens: TokenStore;
+  readonly vectors: VectorStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.database = Db.onPool(pool, () => this.#closed);
-    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens } = parts(this.database));
+    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors } = parts(this.database));
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { getLoadablePath } from 'sqlite-vec';
 import { UnavailableError, isConnectorError } from '@neuralis/package-system/contracts';
 
 export type SqliteDatabase = Database.Database;
@@ -36,12 +37,30 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
   return db;
 }
 
-/** Sets the store's pragmas on a connection someone else opened (the credential store's, say). */
+/**
+ * Sets the store's pragmas on a connection someone else opened (the credential store's, say), and
+ * loads sqlite-vec: the vector index's tables are vec0 tables, and a catalog delete reaches them
+ * through triggers, so every connection to the file needs the module. Its prebuilt binary comes
+ * from the platform package npm installed beside it (sqlite-vec-linux-x64, …); a platform without
+ * one cannot open the store (`unavailable`, reason `vector_extension_missing`).
+ */
 export function configure(db: SqliteDatabase, options: OpenDatabaseOptions = {}): void {
+  loadVectorExtension(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   db.pragma('foreign_keys = ON');
+}
+
+function loadVectorExtension(db: SqliteDatabase): void {
+  try {
+    db.loadExtension(getLoadablePath());
+  } catch (cause) {
+    throw new UnavailableError(`The SQLite vector extension (npm package sqlite-vec) cannot be loaded on ${process.platform}-${process.arch}; reinstall inseam, or use a PostgreSQL store.`, {
+      cause,
+      details: { reason: 'vector_extension_missing' },
+    });
+  }
 }
 
 // Entries, content and tokens are private; the file (and SQLite's -wal and -shm files, which take

@@ -17,6 +17,7 @@ import { SqliteHostStore, SqliteNetworkStore } from './networks.js';
 import { STORE_SCHEMA } from './schema.js';
 import { SqliteTokenStore } from './tokens.js';
 import { SqliteTrialStore } from './trials.js';
+import { SqliteVectorStore } from './vectors.js';
 import { SqliteWebhookKeyStore } from './webhook-keys.js';
 
 export interface SqliteStoreOptions extends OpenDatabaseOptions {
@@ -37,6 +38,7 @@ export class SqliteStore implements Store {
   readonly trials: SqliteTrialStore;
   readonly detachedRuns: SqliteDetachedRunStore;
   readonly tokens: SqliteTokenStore;
+  readonly vectors: SqliteVectorStore;
   readonly #owned: boolean;
 
   private constructor(database: SqliteDatabase, owned: boolean) {
@@ -49,6 +51,7 @@ export class SqliteStore implements Store {
     this.trials = new SqliteTrialStore(database);
     this.detachedRuns = new SqliteDetachedRunStore(database);
     this.tokens = new SqliteTokenStore(database);
+    this.vectors = new SqliteVectorStore(database);
   }
 
   /**
