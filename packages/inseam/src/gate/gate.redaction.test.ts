@@ -70,7 +70,10 @@ describe('gate: nothing the connector gets back contains a secret', () => {
       { name: 'user', secret: false },
       { name: 'password', secret: true },
     ]);
-    const response = await p.fetch({ method: 'POST', url: `${server.origin}/echo?user=ada`, body: new TextEncoder().encode(`my password is ${PASSWORD}`) });
+    // A body carrying the password is never sent (the outbound screen, gate.exfiltration.test.ts).
+    const refused = await p.fetch({ method: 'POST', url: `${server.origin}/echo?user=ada`, body: new TextEncoder().encode(`my password is ${PASSWORD}`) }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ failure: 'origin_refused', reason: 'secret_in_request' });
+    const response = await p.fetch({ method: 'POST', url: `${server.origin}/echo?user=ada`, body: new TextEncoder().encode('my password is not here') });
     const seen = await everything(response);
     const pair = Buffer.from(`ada:${PASSWORD}`).toString('base64');
     expect(server.requests.at(-1)?.headers['authorization']).toBe(`Basic ${pair}`);
