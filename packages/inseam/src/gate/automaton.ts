@@ -26,33 +26,47 @@ const MAX_DFA_STATES = 1024;
 const UNKNOWN = -1;
 const FOLD = new Uint8Array(256).map((_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte));
 
-/** The NFA: each state has at most one byte edge (a byte set to one target) and epsilon edges. */
+/**
+ * The NFA: each state has at most one byte edge — one byte, or two (a letter's cases) — to one
+ * target, and epsilon edges. `edgeA[s]` is -1 for a state without a byte edge.
+ */
 class Nfa {
-  readonly edgeBytes: (Uint8Array | null)[] = [];
+  readonly edgeA: number[] = [];
+  readonly edgeB: number[] = [];
   readonly edgeTarget: number[] = [];
   readonly epsilon: number[][] = [];
   readonly accepting: boolean[] = [];
 
   state(): number {
-    this.edgeBytes.push(null);
+    this.edgeA.push(-1);
+    this.edgeB.push(-1);
     this.edgeTarget.push(-1);
     this.epsilon.push([]);
     this.accepting.push(false);
-    return this.edgeBytes.length - 1;
+    return this.edgeA.length - 1;
+  }
+
+  get size(): number {
+    return this.edgeA.length;
+  }
+
+  /** Whether state `s` has a byte edge on `byte`. */
+  takes(s: number, byte: number): boolean {
+    return this.edgeA[s] === byte || this.edgeB[s] === byte;
   }
 
   /** Adds `spell` from state `from`; returns its end state and longest length. */
   emit(from: number, spell: Spell): { end: number; length: number } {
     if ('bytes' in spell) {
+      if (spell.bytes.length > 2) return this.emit(from, { alt: spell.bytes.map((byte) => ({ bytes: [byte] })) });
       let at = from;
-      if (this.edgeBytes[at] !== null) {
+      if (this.edgeA[at] !== -1) {
         at = this.state();
         this.epsilon[from]!.push(at);
       }
-      const set = new Uint8Array(256);
-      for (const byte of spell.bytes) set[byte] = 1;
       const end = this.state();
-      this.edgeBytes[at] = set;
+      this.edgeA[at] = spell.bytes[0]!;
+      this.edgeB[at] = spell.bytes[1] ?? -1;
       this.edgeTarget[at] = end;
       return { end, length: 1 };
     }
@@ -171,7 +185,7 @@ export class SpellingAutomaton {
       maxLength = Math.max(maxLength, length);
     }
     this.maxLength = maxLength;
-    const count = nfa.edgeBytes.length;
+    const count = nfa.size;
     this.isStart = Array.from({ length: count }, () => false);
     for (const start of starts) this.isStart[start] = true;
     const startClosure = this.closure([root], nfa.epsilon);
@@ -185,7 +199,7 @@ export class SpellingAutomaton {
     this.reverseEdges = Array.from({ length: count }, () => []);
     this.reverseEpsilon = Array.from({ length: count }, () => []);
     for (let state = 0; state < count; state++) {
-      if (nfa.edgeBytes[state] !== null) this.reverseEdges[nfa.edgeTarget[state]!]!.push(state);
+      if (nfa.edgeA[state] !== -1) this.reverseEdges[nfa.edgeTarget[state]!]!.push(state);
       for (const target of nfa.epsilon[state]!) this.reverseEpsilon[target]!.push(state);
     }
 
@@ -221,10 +235,7 @@ export class SpellingAutomaton {
 
   private stepOver(states: readonly number[], byte: number): number[] {
     const out: number[] = [];
-    for (const state of states) {
-      const set = this.nfa.edgeBytes[state];
-      if (set !== null && set !== undefined && set[byte] === 1) out.push(this.nfa.edgeTarget[state]!);
-    }
+    for (const state of states) if (this.nfa.takes(state, byte)) out.push(this.nfa.edgeTarget[state]!);
     return out;
   }
 
@@ -264,7 +275,7 @@ export class SpellingAutomaton {
     for (let at = end - 1; at >= floor && active.length > 0; at--) {
       const stepped: number[] = [];
       for (const state of active) {
-        for (const source of this.reverseEdges[state]!) if (this.nfa.edgeBytes[source]![bytes[at]!] === 1) stepped.push(source);
+        for (const source of this.reverseEdges[state]!) if (this.nfa.takes(source, bytes[at]!)) stepped.push(source);
       }
       active = this.closure(stepped, this.reverseEpsilon);
       if (active.some((state) => this.isStart[state])) earliest = at;

@@ -21,6 +21,11 @@ const MASK_BYTE = 0x2a; // '*'
 const COMPILED = new Map<string, SpellingAutomaton>();
 const MAX_COMPILED = 64;
 
+function build(secrets: readonly string[], full: boolean): SpellingAutomaton {
+  const texts = secrets.flatMap((secret) => textsOf(secret).map((text) => ({ spell: spellText(text.text, full && text.full), raw: Buffer.from(text.text, 'utf8') })));
+  return new SpellingAutomaton(texts);
+}
+
 function compile(secrets: readonly string[]): SpellingAutomaton {
   const key = secrets.join('\0');
   const known = COMPILED.get(key);
@@ -29,8 +34,7 @@ function compile(secrets: readonly string[]): SpellingAutomaton {
     COMPILED.set(key, known);
     return known;
   }
-  const texts = secrets.flatMap((secret) => textsOf(secret).map(({ text, full }) => ({ spell: spellText(text, full), raw: Buffer.from(text, 'utf8') })));
-  const automaton = new SpellingAutomaton(texts);
+  const automaton = build(secrets, true);
   COMPILED.set(key, automaton);
   if (COMPILED.size > MAX_COMPILED) COMPILED.delete(COMPILED.keys().next().value as string);
   return automaton;
@@ -42,7 +46,8 @@ function asBytes(buffer: Buffer): Uint8Array {
 
 export class Redactor {
   private readonly secrets = new Set<string>();
-  private compiled: SpellingAutomaton | null = null;
+  private readonly transient = new Set<string>();
+  private compiled: SpellingAutomaton[] | null = null;
 
   constructor(secrets: Iterable<string> = []) {
     for (const secret of secrets) this.add(secret);
@@ -55,22 +60,33 @@ export class Redactor {
     this.compiled = null;
   }
 
-  get empty(): boolean {
-    return this.secrets.size === 0;
+  /**
+   * Adds a value the gate derived for this request alone (a SigV4 signature): matched raw, in hex
+   * and in base64 at any alignment, with only its punctuation escapable — it is new on every
+   * request, so its automaton is compiled per request and kept small.
+   */
+  addTransient(value: string): void {
+    if (value === '' || this.transient.has(value)) return;
+    this.transient.add(value);
+    this.compiled = null;
   }
 
-  private automaton(): SpellingAutomaton | null {
-    if (this.empty) return null;
-    this.compiled ??= compile([...this.secrets].sort());
+  get empty(): boolean {
+    return this.secrets.size === 0 && this.transient.size === 0;
+  }
+
+  private automata(): SpellingAutomaton[] {
+    this.compiled ??= [
+      ...(this.secrets.size === 0 ? [] : [compile([...this.secrets].sort())]),
+      ...(this.transient.size === 0 ? [] : [build([...this.transient], false)]),
+    ];
     return this.compiled;
   }
 
   /** Match spans in `bytes`, merged where they overlap or touch, in order. */
   private spans(bytes: Uint8Array): MatchSpan[] {
-    const automaton = this.automaton();
-    if (automaton === null) return [];
     const found: MatchSpan[] = [];
-    automaton.scanner().scan(bytes, 0, true, (span) => found.push(span));
+    for (const automaton of this.automata()) automaton.scanner().scan(bytes, 0, true, (span) => found.push(span));
     found.sort((a, b) => a.start - b.start);
     const merged: { start: number; end: number }[] = [];
     for (const span of found) {
@@ -115,65 +131,7 @@ export class Redactor {
    * `stop()` and cancels the source. Pulls from the source only when its reader pulls.
    */
   private windowed(source: ReadableStream<Uint8Array>, mask: boolean, stop: () => unknown): ReadableStream<Uint8Array> {
-    const automaton = this.automaton();
-    if (automaton === null) return source;
-    const scanner = automaton.scanner();
-    const reader = source.getReader();
-    // Held bytes stay as they came (a match's start is found in them); masks apply as bytes leave.
-    let held: Buffer = Buffer.alloc(0);
-    let spans: { start: number; end: number }[] = [];
-
-    const emit = (buffer: Buffer, end: number): Uint8Array => {
-      let out = buffer.subarray(0, end);
-      if (spans.some((span) => span.start < end)) out = Buffer.from(out);
-      const carried: { start: number; end: number }[] = [];
-      for (const span of spans) {
-        if (span.start < end) out.fill(MASK_BYTE, span.start, Math.min(span.end, end));
-        if (span.end > end) carried.push({ start: Math.max(0, span.start - end), end: span.end - end });
-      }
-      spans = carried;
-      return asBytes(out);
-    };
-
-    return new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) {
-              // The end: a partial match left open is no match.
-              if (held.length > 0) controller.enqueue(emit(held, held.length));
-              controller.close();
-              return;
-            }
-            const buffer = held.length > 0 ? Buffer.concat([held, value]) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-            let found = false;
-            scanner.scan(buffer, held.length, false, (span) => {
-              found = true;
-              if (mask) spans.push({ start: span.start, end: span.end });
-            });
-            if (found && !mask) {
-              held = Buffer.alloc(0);
-              void reader.cancel().catch(() => undefined);
-              controller.error(stop());
-              return;
-            }
-            const emitEnd = scanner.openFrom(buffer);
-            const out = emit(buffer, emitEnd);
-            // A copy, so the source's buffer (which its owner may reuse) is not kept.
-            held = Buffer.from(buffer.subarray(emitEnd));
-            if (out.byteLength > 0) {
-              controller.enqueue(out);
-              return;
-            }
-          }
-        },
-        async cancel(reason) {
-          await reader.cancel(reason);
-        },
-      },
-      { highWaterMark: 0 },
-    );
+    return this.automata().reduce((stream, automaton) => windowedBy(automaton, stream, mask, stop), source);
   }
 
   /** Masks every match with `*`, keeping the length. */
@@ -188,4 +146,65 @@ export class Redactor {
   guardStream(source: ReadableStream<Uint8Array>, refusal: () => Error): ReadableStream<Uint8Array> {
     return this.windowed(source, false, refusal);
   }
+}
+
+/** One automaton's stage of `Redactor.windowed`. */
+function windowedBy(automaton: SpellingAutomaton, source: ReadableStream<Uint8Array>, mask: boolean, stop: () => unknown): ReadableStream<Uint8Array> {
+  const scanner = automaton.scanner();
+  const reader = source.getReader();
+  // Held bytes stay as they came (a match's start is found in them); masks apply as bytes leave.
+  let held: Buffer = Buffer.alloc(0);
+  let spans: { start: number; end: number }[] = [];
+
+  const emit = (buffer: Buffer, end: number): Uint8Array => {
+    let out = buffer.subarray(0, end);
+    if (spans.some((span) => span.start < end)) out = Buffer.from(out);
+    const carried: { start: number; end: number }[] = [];
+    for (const span of spans) {
+      if (span.start < end) out.fill(MASK_BYTE, span.start, Math.min(span.end, end));
+      if (span.end > end) carried.push({ start: Math.max(0, span.start - end), end: span.end - end });
+    }
+    spans = carried;
+    return asBytes(out);
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) {
+            // The end: a partial match left open is no match.
+            if (held.length > 0) controller.enqueue(emit(held, held.length));
+            controller.close();
+            return;
+          }
+          const buffer = held.length > 0 ? Buffer.concat([held, value]) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+          let found = false;
+          scanner.scan(buffer, held.length, false, (span) => {
+            found = true;
+            if (mask) spans.push({ start: span.start, end: span.end });
+          });
+          if (found && !mask) {
+            held = Buffer.alloc(0);
+            void reader.cancel().catch(() => undefined);
+            controller.error(stop());
+            return;
+          }
+          const emitEnd = scanner.openFrom(buffer);
+          const out = emit(buffer, emitEnd);
+          // A copy, so the source's buffer (which its owner may reuse) is not kept.
+          held = Buffer.from(buffer.subarray(emitEnd));
+          if (out.byteLength > 0) {
+            controller.enqueue(out);
+            return;
+          }
+        }
+      },
+      async cancel(reason) {
+        await reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
