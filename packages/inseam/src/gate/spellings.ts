@@ -34,9 +34,11 @@ export type Spell = { readonly bytes: readonly number[] } | { readonly seq: read
 /** How the character that starts an escape is itself spelled when escaped again. */
 const INTRO_ESCAPES: Readonly<Record<string, readonly string[]>> = {
   '%': ['%25'],
-  '\\': ['\\\\'],
+  '\\': ['\\\\', '%5c'],
   '&': ['&amp;', '\\u0026', '&#38;', '%26'],
 };
+/** Punctuation inside an escape, percent-encoded when the escaped text is put into a URL. */
+const INNER_ESCAPES: Readonly<Record<string, string>> = { '#': '%23', ';': '%3b', '"': '%22', "'": '%27', '/': '%2f', '\\': '%5c' };
 /** Leading zeros a numeric character reference may carry (`&#039;` is PHP's form). */
 const MAX_LEADING_ZEROS = 3;
 /** Derived forms shorter than this would mask unrelated text; the secret itself is always matched. */
@@ -111,6 +113,11 @@ function intro(char: string): Spell {
   return alt([bytes(char.charCodeAt(0)), ...(INTRO_ESCAPES[char] ?? []).map(literal)]);
 }
 
+/** ASCII text inside an escape; its punctuation may be percent-encoded. */
+function inner(text: string): Spell {
+  return seq([...text].map((char) => (INNER_ESCAPES[char] === undefined ? literal(char) : alt([literal(char), literal(INNER_ESCAPES[char])]))));
+}
+
 function escapes(char: string): Spell[] {
   const out: Spell[] = [];
   // Percent-encoding, per UTF-8 byte; a form turns a space into '+'.
@@ -121,12 +128,16 @@ function escapes(char: string): Spell[] {
   for (let i = 0; i < char.length; i++) units.push(seq([intro('\\'), literal('u'), hexDigits(char.charCodeAt(i), 4)]));
   out.push(seq(units));
   const short = JSON_SHORT[char];
-  if (short !== undefined) out.push(seq([intro('\\'), literal(short)]));
+  if (short !== undefined) {
+    out.push(seq([intro('\\'), inner(short)]));
+    // JSON inside JSON: the escape's own `\` and, for `"` and `\`, the escaped character are escaped again.
+    if (short === '"' || short === '\\') out.push(seq([intro('\\'), intro('\\'), literal(short)]));
+  }
   // HTML character references.
   const point = char.codePointAt(0)!;
-  out.push(seq([intro('&'), literal('#'), leadingZeros(String(point)), literal(';')]));
-  out.push(seq([intro('&'), literal('#x'), leadingZeros(point.toString(16)), literal(';')]));
-  for (const name of HTML_NAMES[char] ?? []) out.push(seq([intro('&'), literal(`${name};`)]));
+  out.push(seq([intro('&'), inner('#'), leadingZeros(String(point)), inner(';')]));
+  out.push(seq([intro('&'), inner('#'), literal('x'), leadingZeros(point.toString(16)), inner(';')]));
+  for (const name of HTML_NAMES[char] ?? []) out.push(seq([intro('&'), literal(name), inner(';')]));
   return out;
 }
 
