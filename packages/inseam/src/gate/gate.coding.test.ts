@@ -59,7 +59,7 @@ function codingServer(req: IncomingMessage, res: ServerResponse): void {
   }
   if (url.pathname === '/corrupt') {
     const coded = gzipSync(body);
-    coded[coded.length - 12] ^= 0xff;
+    coded[coded.length - 12] = (coded[coded.length - 12] ?? 0) ^ 0xff;
     res.writeHead(200, { 'content-encoding': 'gzip' });
     res.end(coded.subarray(0, coded.length - 4));
     return;
