@@ -178,3 +178,23 @@ describe('gate: audit mode refuses method overrides', () => {
     expect(server.requests.at(-1)?.headers['x-http-method-override']).toBe('PUT');
   });
 });
+
+describe('gate: a streamed body the gate never sends', () => {
+  it('is cancelled when a later check refuses the request (the scan does not hold its source)', async () => {
+    const { port } = setup();
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode('harmless'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    // A wildcard origin may not resolve to loopback: refused after the body was wrapped for scanning.
+    const error = await rejection(port.fetch({ method: 'POST', url: 'http://uploads.exfil.test/', body }));
+    expect(error.reason).toBe('address_forbidden');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(cancelled).toBe(true);
+  });
+});

@@ -6,20 +6,25 @@
  *
  * For each connector request, and again for every redirect hop and every retry, the gate:
  * 1. refuses TRACE, TRACK and CONNECT, then any origin not in `auth.origins`, then (audit mode)
- *    any method that is not a read;
+ *    any method that is not a read and any read carrying a method override (methods.ts); on the
+ *    connector's own request, one whose URL, headers or buffered body carry a spelling of a
+ *    secret (redact.ts) — a streamed body is scanned as it is sent, and stopped before a
+ *    secret's bytes leave;
  * 2. resolves the hostname once, refuses it when any address is loopback, private, link-local,
  *    CGNAT, unique-local, reserved, unspecified, multicast or metadata (or an IPv6 form carrying
  *    one) — unless the exact origin is in `allowPrivateOrigins` (metadata, unspecified and
  *    multicast are refused even then) — and pins the first address for the connect;
- * 3. drops the connector's gate-owned headers (see headers.ts) and attaches the credential — only
- *    when the hop's origin equals the connector's original request origin, so a redirect never
- *    carries it elsewhere, even to another declared origin;
+ * 3. drops the connector's gate-owned headers (see headers.ts), sets its own `accept-encoding`
+ *    (coding.ts) and attaches the credential — only when the hop's origin equals the connector's
+ *    original request origin, so a redirect never carries it elsewhere, even to another declared
+ *    origin;
  * 4. waits for a slot in the origin's concurrency budget (shared by every host of the gate);
  * 5. sends, records the attempt, and then follows a redirect (301/302/303/307/308 with a
  *    `location`, up to `maxRedirects` hops; 303, and 301/302 on POST, become a bodiless GET; a
  *    307/308 whose streamed body cannot be resent is handed back unfollowed), or retries a
- *    429/503 (see retry.ts), or hands the answer back with secrets redacted from its headers
- *    and, as it streams, its body.
+ *    429/503 (see retry.ts), or hands the answer back — decoded by the gate when it came in a
+ *    coding the gate asked for, refused when in any other — with secrets redacted from its
+ *    headers and, as it streams, its body.
  *
  * Every rejection is an `EgressGateError` (an `EgressError`) naming the origin only.
  */

@@ -1,6 +1,7 @@
 /**
  * The egress record: one entry per attempt — each redirect hop and each retry is its own attempt,
- * and so is a refusal. Records name the origin only (never a path, query, header or body) and
+ * and so is a refusal. Records name the origin only (never a path, query, header value or body;
+ * a refusal may name which part of the request it was about: `url`, `body`, a header name) and
  * are written before the connector sees the outcome, so "every origin it used is recorded" holds
  * even when the connector ignores the answer.
  */

@@ -151,7 +151,8 @@ export class Redactor {
 /** One automaton's stage of `Redactor.windowed`. */
 function windowedBy(automaton: SpellingAutomaton, source: ReadableStream<Uint8Array>, mask: boolean, stop: () => unknown): ReadableStream<Uint8Array> {
   const scanner = automaton.scanner();
-  const reader = source.getReader();
+  // Taken on the first read, so a stream never read leaves its source unlocked (its owner can cancel it).
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   // Held bytes stay as they came (a match's start is found in them); masks apply as bytes leave.
   let held: Buffer = Buffer.alloc(0);
   let spans: { start: number; end: number }[] = [];
@@ -172,6 +173,7 @@ function windowedBy(automaton: SpellingAutomaton, source: ReadableStream<Uint8Ar
     {
       async pull(controller) {
         for (;;) {
+          reader ??= source.getReader();
           const { value, done } = await reader.read();
           if (done) {
             // The end: a partial match left open is no match.
@@ -202,7 +204,7 @@ function windowedBy(automaton: SpellingAutomaton, source: ReadableStream<Uint8Ar
         }
       },
       async cancel(reason) {
-        await reader.cancel(reason);
+        await (reader === undefined ? source.cancel(reason) : reader.cancel(reason));
       },
     },
     { highWaterMark: 0 },
