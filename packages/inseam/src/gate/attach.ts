@@ -55,8 +55,9 @@ function checkHeaderValue(name: string, value: string): string {
 }
 
 /**
- * Applies every `present` entry to `hop`. The basic pair and the SigV4 signature are added to
- * the credentials' redactor. Throws `MissingCredentialError` when a template names an absent value, and
+ * Applies every `present` entry to `hop`. Every header value it writes from a template (whole:
+ * `Bearer …`, `Basic …`, the cookie line), the basic pair and the SigV4 signature are added to
+ * the credentials' redactor, so a reflection of any of them is found too. Throws `MissingCredentialError` when a template names an absent value, and
  * `InvalidConfigError` when a value cannot be carried where `present` puts it.
  */
 export async function attachCredentials(hop: HopRequest, present: readonly AuthPresent[], credentials: ResolvedCredentials): Promise<void> {
@@ -65,9 +66,12 @@ export async function attachCredentials(hop: HopRequest, present: readonly AuthP
   let sigv4: Extract<AuthPresent, { in: 'aws_sigv4' }> | undefined;
   for (const entry of present) {
     switch (entry.in) {
-      case 'header':
-        hop.headers[entry.name.toLowerCase()] = checkHeaderValue(entry.name, render(entry.value));
+      case 'header': {
+        const value = checkHeaderValue(entry.name, render(entry.value));
+        if (value !== entry.value) credentials.redactor.add(value);
+        hop.headers[entry.name.toLowerCase()] = value;
         break;
+      }
       case 'query':
         setQueryParam(hop.url, entry.name, render(entry.value));
         break;
@@ -82,6 +86,7 @@ export async function attachCredentials(hop: HopRequest, present: readonly AuthP
         if (username.includes(':')) throw new InvalidConfigError('A basic-auth username cannot contain ":".');
         const pair = Buffer.from(`${username}:${render(entry.password)}`, 'utf8').toString('base64');
         credentials.redactor.add(pair);
+        credentials.redactor.add(`Basic ${pair}`);
         hop.headers['authorization'] = `Basic ${pair}`;
         break;
       }
@@ -90,7 +95,10 @@ export async function attachCredentials(hop: HopRequest, present: readonly AuthP
         break;
     }
   }
-  if (cookies.length > 0) hop.headers['cookie'] = cookies.join('; ');
+  if (cookies.length > 0) {
+    hop.headers['cookie'] = cookies.join('; ');
+    credentials.redactor.add(hop.headers['cookie']);
+  }
   if (sigv4 === undefined) return;
   const query = decodedQuery(hop.url);
   if (query === null) throw new InvalidConfigError('The request URL has malformed percent-encoding in its query, so it cannot be signed.');
@@ -103,6 +111,6 @@ export async function attachCredentials(hop: HopRequest, present: readonly AuthP
       service: render(sigv4.service),
     },
   );
-  credentials.redactor.add(signed.signature);
+  credentials.redactor.addTransient(signed.signature);
   Object.assign(hop.headers, signed.headers);
 }

@@ -6,20 +6,25 @@
  *
  * For each connector request, and again for every redirect hop and every retry, the gate:
  * 1. refuses TRACE, TRACK and CONNECT, then any origin not in `auth.origins`, then (audit mode)
- *    any method that is not a read;
+ *    any method that is not a read and any read carrying a method override (methods.ts); on the
+ *    connector's own request, one whose URL, headers or buffered body carry a spelling of a
+ *    secret (redact.ts) — a streamed body is scanned as it is sent, and stopped before a
+ *    secret's bytes leave;
  * 2. resolves the hostname once, refuses it when any address is loopback, private, link-local,
  *    CGNAT, unique-local, reserved, unspecified, multicast or metadata (or an IPv6 form carrying
  *    one) — unless the exact origin is in `allowPrivateOrigins` (metadata, unspecified and
  *    multicast are refused even then) — and pins the first address for the connect;
- * 3. drops the connector's gate-owned headers (see headers.ts) and attaches the credential — only
- *    when the hop's origin equals the connector's original request origin, so a redirect never
- *    carries it elsewhere, even to another declared origin;
+ * 3. drops the connector's gate-owned headers (see headers.ts), sets its own `accept-encoding`
+ *    (coding.ts) and attaches the credential — only when the hop's origin equals the connector's
+ *    original request origin, so a redirect never carries it elsewhere, even to another declared
+ *    origin;
  * 4. waits for a slot in the origin's concurrency budget (shared by every host of the gate);
  * 5. sends, records the attempt, and then follows a redirect (301/302/303/307/308 with a
  *    `location`, up to `maxRedirects` hops; 303, and 301/302 on POST, become a bodiless GET; a
  *    307/308 whose streamed body cannot be resent is handed back unfollowed), or retries a
- *    429/503 (see retry.ts), or hands the answer back with secrets redacted from its headers
- *    and, as it streams, its body.
+ *    429/503 (see retry.ts), or hands the answer back — decoded by the gate when it came in a
+ *    coding the gate asked for, refused when in any other — with secrets redacted from its
+ *    headers and, as it streams, its body.
  *
  * Every rejection is an `EgressGateError` (an `EgressError`) naming the origin only.
  */
@@ -37,8 +42,9 @@ import { MissingCredentialError, presentHeaderNames, presentQueryNames, resolveC
 import type { HostCredentialSource, ResolvedCredentials } from './credentials.js';
 import { InvalidConfigError } from '@neuralis/package-system/contracts';
 import { EgressGateError } from './errors.js';
+import { ACCEPT_IDENTITY, DecodeLimitError, acceptEncodingFor, codingOf, decode, decodedHeaders, isDecodeError } from './coding.js';
 import { BODY_HEADERS, connectorHeaders, flattenResponseHeaders } from './headers.js';
-import { FORBIDDEN_METHODS, READ_METHODS, isMethodToken } from './methods.js';
+import { FORBIDDEN_METHODS, READ_METHODS, isMethodToken, methodOverrideIn } from './methods.js';
 import { OriginAllowlist, originOf, parseOriginRule } from './origins.js';
 import { withoutQueryParams } from './query.js';
 import type { EgressRecord, EgressRecorder, EgressRefusalReason } from './recorder.js';
@@ -207,6 +213,8 @@ const NO_SECRETS = new Redactor();
 
 class GateRun {
   private credentials: ResolvedCredentials | undefined;
+  /** Set when the streamed body was stopped for carrying a secret. */
+  private bodyRefusal: EgressGateError | undefined;
 
   constructor(
     private readonly gate: Gate,
@@ -234,9 +242,18 @@ class GateRun {
     });
   }
 
-  private refuse(hop: Hop, position: { hop: number; attempt: number }, started: number, reason: EgressRefusalReason, failure: EgressFailure, message: string, addressClass?: AddressClass): EgressGateError {
+  private refuse(
+    hop: Hop,
+    position: { hop: number; attempt: number },
+    started: number,
+    reason: EgressRefusalReason,
+    failure: EgressFailure,
+    message: string,
+    detail: { addressClass?: AddressClass; part?: string; status?: number; credentialed?: boolean } = {},
+  ): EgressGateError {
     const origin = this.activeRedactor.redact(originOf(hop.url));
-    this.record({ origin, method: hop.method, decision: 'refuse', reason, ...(addressClass === undefined ? {} : { addressClass }), ...position, credentialed: false, started });
+    const { credentialed = false, ...recorded } = detail;
+    this.record({ origin, method: hop.method, decision: 'refuse', reason, ...recorded, ...position, credentialed, started });
     const error = new EgressGateError(failure, origin, this.activeRedactor.redact(message), reason);
     this.gate.logger?.warn(error.message);
     return error;
@@ -282,6 +299,7 @@ class GateRun {
     };
     const position = { hop: 0, attempt: 0 };
     let renewed = false;
+    let screened = false;
 
     for (;;) {
       const started = Date.now();
@@ -301,6 +319,39 @@ class GateRun {
           'origin_refused',
           `The egress gate refused ${hop.method} to ${origin}: in audit mode only ${[...READ_METHODS].join(', ')} pass.`,
         );
+      }
+      const override = policy.mode === 'audit' ? methodOverrideIn(hop.url, hop.headers) : undefined;
+      if (override !== undefined) {
+        const part = override === '_method' ? 'url' : `header ${override}`;
+        throw this.refuse(
+          hop,
+          position,
+          started,
+          'method_override_in_audit_mode',
+          'origin_refused',
+          `The egress gate refused ${hop.method} to ${origin}: in audit mode a read may not carry ${override === '_method' ? 'a _method query parameter' : `the ${override} header`}, which makes many servers treat it as another method.`,
+          { part },
+        );
+      }
+      if (!screened) {
+        // The connector's own request, once: redirect hops and retries carry only what passed here.
+        screened = true;
+        const part = this.secretPart(hop);
+        if (part !== undefined) {
+          throw this.refuse(
+            hop,
+            position,
+            started,
+            'secret_in_request',
+            'origin_refused',
+            `The egress gate refused ${hop.method} to ${origin}: its ${part} carries the host's credential (a secret value, in some spelling). The gate attaches the credential itself; nothing else may carry it.`,
+            { part },
+          );
+        }
+        if (hop.url.username !== '' || hop.url.password !== '') {
+          throw new EgressGateError('invalid_request', this.activeRedactor.redact(origin), `The request URL for ${this.activeRedactor.redact(origin)} carries credentials; the gate attaches the host's credential itself.`);
+        }
+        if (hop.body instanceof ReadableStream) hop.body = this.guardBody(hop, hop.body, { ...position }, started);
       }
       const credentialed = origin === this.originalOrigin && policy.auth.present.length > 0;
       if (!credentialed) {
@@ -325,11 +376,12 @@ class GateRun {
           'address_forbidden',
           'origin_refused',
           `The egress gate refused a request to ${origin}: it resolves to ${ADDRESS_TEXT[address.forbidden]} address, which ${never ? 'is never reachable' : 'is reachable only when the origin is approved as private'}.`,
-          address.forbidden,
+          { addressClass: address.forbidden },
         );
       }
 
-      const sendHeaders: Record<string, string> = { ...hop.headers };
+      const accepted = acceptEncodingFor(hop.method, hop.headers);
+      const sendHeaders: Record<string, string> = { ...hop.headers, 'accept-encoding': accepted };
       if (credentialed) {
         try {
           if (this.credentials === undefined) throw credentialFailure;
@@ -366,6 +418,7 @@ class GateRun {
         });
       } catch (error) {
         release();
+        if (this.bodyRefusal !== undefined) throw this.bodyRefusal;
         throw this.fail(hop, position, started, failureOf(error, this.signal), credentialed);
       }
       const status = response.statusCode;
@@ -409,8 +462,40 @@ class GateRun {
         continue;
       }
 
-      return this.answer(hop, response, release);
+      return this.answer(hop, response, release, { ...position }, credentialed, accepted);
     }
+  }
+
+  /** Where the connector's request carries a spelling of a secret: `url`, `header <name>` or `body`. */
+  private secretPart(hop: Hop): string | undefined {
+    const redactor = this.credentials?.redactor;
+    if (redactor === undefined || redactor.empty) return undefined;
+    if (redactor.finds(this.request.url) || redactor.finds(hop.url.href)) return 'url';
+    for (const [name, value] of Object.entries(hop.headers)) {
+      if (redactor.finds(name) || redactor.finds(value)) return `header ${redactor.redact(name)}`;
+    }
+    if (hop.body instanceof Uint8Array && redactor.finds(hop.body)) return 'body';
+    return undefined;
+  }
+
+  /** A streamed body is scanned as it is sent: a secret in it aborts the request before its bytes leave. */
+  private guardBody(hop: Hop, body: ReadableStream<Uint8Array>, position: { hop: number; attempt: number }, started: number): ReadableStream<Uint8Array> {
+    const redactor = this.credentials?.redactor;
+    if (redactor === undefined || redactor.empty) return body;
+    const snapshot: Hop = { ...hop, url: new URL(hop.url.href) };
+    return redactor.guardStream(body, () => {
+      const origin = this.activeRedactor.redact(originOf(snapshot.url));
+      this.bodyRefusal = this.refuse(
+        snapshot,
+        position,
+        started,
+        'secret_in_request',
+        'origin_refused',
+        `The egress gate stopped ${snapshot.method} to ${origin}: its body carries the host's credential (a secret value, in some spelling). The gate attaches the credential itself; nothing else may carry it.`,
+        { part: 'body' },
+      );
+      return this.bodyRefusal;
+    });
   }
 
   /** Asks the credential source whether `status` made it renew; a replayable request is resent once. */
@@ -454,25 +539,68 @@ class GateRun {
     }
   }
 
-  private answer(hop: Hop, response: Dispatcher.ResponseData, release: ReleaseSlot): EgressResponse {
+  private answer(
+    hop: Hop,
+    response: Dispatcher.ResponseData,
+    release: ReleaseSlot,
+    position: { hop: number; attempt: number },
+    credentialed: boolean,
+    accepted: string,
+  ): EgressResponse {
     const redactor = this.activeRedactor;
-    const headers = redactor.redactHeaders(flattenResponseHeaders(response.headers));
     const status = response.statusCode;
+    const received = flattenResponseHeaders(response.headers);
+    const coding = codingOf(received['content-encoding'], accepted);
     if (hop.method === 'HEAD' || status === 204 || status === 304) {
       void this.discard(response, release);
-      return { status, headers, body: null };
+      // No body: a coding's headers would describe bytes the connector never gets.
+      return { status, headers: redactor.redactHeaders(coding === 'identity' ? received : decodedHeaders(received)), body: null };
     }
     const origin = redactor.redact(originOf(hop.url));
+    if (coding === 'unrequested') {
+      void this.discard(response, release);
+      const named = /^[A-Za-z0-9 ,._-]{1,40}$/.test(received['content-encoding'] ?? '') ? `"${received['content-encoding']}"` : 'an unreadable one';
+      const asked = accepted === ACCEPT_IDENTITY ? 'identity (no coding)' : accepted;
+      throw this.refuse(
+        hop,
+        position,
+        Date.now(),
+        'unrequested_content_encoding',
+        'origin_refused',
+        `The egress gate refused the answer from ${origin}: it came in a content coding the gate did not ask for (${named}; it asked for ${asked}), so it could not be checked for secrets.`,
+        { status, credentialed },
+      );
+    }
+    const headers = redactor.redactHeaders(coding === 'identity' ? received : decodedHeaders(received));
     const signal = this.signal;
     // Errors reach the reader through the iterator; this listener only keeps an abort or a
     // cancel of a body nobody is reading from becoming an uncaught 'error' event.
     response.body.on('error', () => undefined);
-    const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const decoded = coding === 'identity' ? undefined : decode(response.body, coding);
+    const iterator = decoded?.chunks ?? (response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>);
     let finished = false;
     const finish = (): void => {
       if (finished) return;
       finished = true;
       release();
+    };
+    const bodyError = (error: unknown): EgressGateError => {
+      if (error instanceof DecodeLimitError) {
+        return this.refuse(
+          hop,
+          position,
+          Date.now(),
+          'decompression_limit',
+          'origin_refused',
+          `The egress gate stopped the answer from ${origin}: its ${coding} body decoded to more than the gate allows for its size (a decompression bomb).`,
+          { status, credentialed },
+        );
+      }
+      if (isDecodeError(error) && signal?.aborted !== true) {
+        return new EgressGateError('unreachable', origin, `The answer from ${origin} could not be decoded (${coding}): its coded body is corrupt or cut short.`);
+      }
+      const failure = failureOf(error, signal);
+      return new EgressGateError(failure, origin, `The answer from ${origin} ${failure === 'aborted' ? 'was aborted' : 'broke off'} before its end.`);
     };
     const raw = new ReadableStream<Uint8Array>(
       {
@@ -487,12 +615,12 @@ class GateRun {
             }
           } catch (error) {
             finish();
-            const failure = failureOf(error, signal);
-            controller.error(new EgressGateError(failure, origin, `The answer from ${origin} ${failure === 'aborted' ? 'was aborted' : 'broke off'} before its end.`));
+            controller.error(bodyError(error));
           }
         },
         cancel() {
           finish();
+          decoded?.destroy();
           response.body.destroy();
         },
       },
@@ -576,9 +704,6 @@ class Gate implements EgressGate {
     const origin = originOf(url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new EgressGateError('invalid_request', '', 'The request URL is not an absolute http or https URL.');
-    }
-    if (url.username !== '' || url.password !== '') {
-      throw new EgressGateError('invalid_request', origin, `The request URL for ${origin} carries credentials; the gate attaches the host's credential itself.`);
     }
     if (typeof request.method !== 'string' || !isMethodToken(request.method)) {
       throw new EgressGateError('invalid_request', origin, `The request to ${origin} has a method that is not an HTTP token.`);

@@ -5,6 +5,7 @@
  * a second request:
  *
  * - `host`, `authorization`, `cookie`, `cookie2`;
+ * - `accept-encoding`: the gate asks for the codings it decodes itself (coding.ts);
  * - every `proxy-*` header (`proxy-authorization`, `proxy-connection`…);
  * - every `x-amz-*` header, on every host (the SigV4 signer owns the namespace);
  * - hop-by-hop headers: `connection`, `keep-alive`, `te`, `trailer`, `transfer-encoding`,
@@ -14,7 +15,7 @@
  * Everything else passes unchanged, including `content-length` (S3 needs it for a streamed PUT).
  */
 
-const OWNED = new Set(['host', 'authorization', 'cookie', 'cookie2', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+const OWNED = new Set(['host', 'authorization', 'cookie', 'cookie2', 'accept-encoding', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
 const OWNED_PREFIXES = ['proxy-', 'x-amz-'];
 
 function isGateOwnedHeader(lowerName: string, reserved: ReadonlySet<string>): boolean {

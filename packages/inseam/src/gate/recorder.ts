@@ -1,6 +1,7 @@
 /**
  * The egress record: one entry per attempt — each redirect hop and each retry is its own attempt,
- * and so is a refusal. Records name the origin only (never a path, query, header or body) and
+ * and so is a refusal. Records name the origin only (never a path, query, header value or body;
+ * a refusal may name which part of the request it was about: `url`, `body`, a header name) and
  * are written before the connector sees the outcome, so "every origin it used is recorded" holds
  * even when the connector ignores the answer.
  */
@@ -20,7 +21,15 @@ export type EgressRefusalReason =
   /** A redirect chain longer than the gate's limit. */
   | 'too_many_redirects'
   /** A credential value would have gone to a hop that gets no credential (a redirect echoing it). */
-  | 'secret_in_url';
+  | 'secret_in_url'
+  /** The connector's request carries a spelling of a secret in its URL, a header or its body (`part` says where). */
+  | 'secret_in_request'
+  /** Audit mode: a read carrying a method override (`X-HTTP-Method-Override`…, `_method`), which turns it into a write on many servers. */
+  | 'method_override_in_audit_mode'
+  /** The answer came in a content coding the gate did not ask for (it cannot be redacted). */
+  | 'unrequested_content_encoding'
+  /** A coded answer decoded to more than the gate's ratio limit allows (a decompression bomb). */
+  | 'decompression_limit';
 
 export const EGRESS_REFUSAL_REASONS = [
   'origin_not_declared',
@@ -29,6 +38,10 @@ export const EGRESS_REFUSAL_REASONS = [
   'method_forbidden',
   'too_many_redirects',
   'secret_in_url',
+  'secret_in_request',
+  'method_override_in_audit_mode',
+  'unrequested_content_encoding',
+  'decompression_limit',
 ] as const satisfies readonly EgressRefusalReason[];
 
 export interface EgressRecord {
@@ -57,6 +70,11 @@ export interface EgressRecord {
   readonly attempt: number;
   /** Whether the host's credential was attached to this attempt. */
   readonly credentialed: boolean;
+  /**
+   * Set when the reason is `secret_in_request` or `method_override_in_audit_mode`: which part of
+   * the request — `url`, `body`, or `header <name>` (a name that is itself secret is redacted).
+   */
+  readonly part?: string;
 }
 
 /** Receives every attempt. `record` must not throw; the gate does not wait on it. */

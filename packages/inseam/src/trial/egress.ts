@@ -78,7 +78,12 @@ export class TrialEgress implements EgressPort {
 
   /** Every refused attempt, the gate's and the trial's own, by origin, method and reason. */
   refusals(): TrialRefusal[] {
-    const refused = this.#recorder.refusals().map((record) => ({ origin: record.origin, method: record.method, reason: record.reason ?? 'refused' }));
+    const refused = this.#recorder.refusals().map((record) => ({
+      origin: record.origin,
+      method: record.method,
+      reason: record.reason ?? 'refused',
+      ...(record.part === undefined ? {} : { part: record.part }),
+    }));
     return [...this.#early, ...refused];
   }
 

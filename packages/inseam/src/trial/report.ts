@@ -30,7 +30,7 @@ export function formatTrialReport(report: TrialReport): string {
   const lines = [formatCheckReport(report, `inseam trial (${report.phase} phase)`)];
   lines.push(`origins used: ${report.origins.length === 0 ? 'none' : report.origins.join(', ')}`);
   if (report.refusals.length > 0) {
-    lines.push(`refused by the gate: ${report.refusals.map((refusal) => `${refusal.method} ${refusal.origin || '(unparseable URL)'} (${refusal.reason})`).join(', ')}`);
+    lines.push(`refused by the gate: ${report.refusals.map((refusal) => `${refusal.method} ${refusal.origin || '(unparseable URL)'} (${refusal.reason}${refusal.part === undefined ? '' : `, ${refusal.part}`})`).join(', ')}`);
   }
   if (report.leftOnHost.length > 0) lines.push(`left on the host (remove by hand): ${report.leftOnHost.join(', ')}`);
   lines.push(`time: ${seconds(report.durationMs)}`);

@@ -119,6 +119,8 @@ export interface TrialRefusal {
   readonly origin: string;
   readonly method: string;
   readonly reason: string;
+  /** Which part of the request the refusal is about (`url`, `body`, `header <name>`), when the gate says. */
+  readonly part?: string;
 }
 
 export interface TrialReport {
