@@ -76,9 +76,9 @@ export class FolderConnector implements ConnectorPort {
     this.runs = new DetachedRuns(folder.stateDir);
     const runs = this.runs;
     this.detached = {
-      start: (request, _context) => {
+      start: (request, context) => {
         const cwd = addressOfUri(request.cwd, this.source);
-        return withRoot(folder.root, (rootPath) => runs.start(rootPath, cwd, request, folder.settings.exec));
+        return withRoot(folder.root, (rootPath) => runs.start(rootPath, cwd, request, context, folder.settings.exec));
       },
       status: (runId, waitMs) => runs.status(runId, waitMs),
       output: (runId, since) => runs.output(runId, since),
@@ -194,7 +194,7 @@ export class FolderConnector implements ConnectorPort {
 
   async exec(request: ExecRequest, context: ExecContext): Promise<ExecResult> {
     const cwd = addressOfUri(request.cwd, this.source);
-    return withRoot(this.folder.root, (rootPath) => runCommand(rootPath, cwd, request, context, this.folder.settings.exec));
+    return withRoot(this.folder.root, (rootPath) => runCommand(rootPath, cwd, request, context, this.folder.settings.exec, [this.folder.stateDir]));
   }
 
   /** One stat of the root. */
