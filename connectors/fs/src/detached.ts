@@ -75,22 +75,33 @@ interface RunRecord {
 export class DetachedRuns {
   constructor(private readonly stateDir: string) {}
 
+  /**
+   * The state folder, made if missing: a sandbox can only hide a folder that exists, and one made
+   * after a command started would be visible to it if it lies inside the root.
+   */
+  async prepare(): Promise<void> {
+    try {
+      await mkdir(this.stateDir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new UnavailableError("The detached-run state folder cannot be created; check the source's stateDir.", {
+        details: { errno: errnoOf(error) ?? 'unknown' },
+      });
+    }
+  }
+
   async start(rootPath: string, cwd: Address, request: ExecRequest, context: ExecContext, settings: ExecSettings): Promise<DetachedRunHandle> {
     const command = checkCommand(request.command);
     const bwrap = await requireSandbox();
     const env = sandboxEnvironment(settings.envAllowlist, request.env);
+    await this.prepare();
     const sandbox = await prepareSandbox(rootPath, cwd, context.confinement, [this.stateDir]);
     const runId = randomUUID();
     const folder = this.folder(runId);
     let pid: number | undefined;
     try {
-      try {
-        await mkdir(folder, { recursive: true, mode: 0o700 });
-      } catch (error) {
-        throw new UnavailableError("The detached-run state folder cannot be created; check the source's stateDir.", {
-          details: { errno: errnoOf(error) ?? 'unknown' },
-        });
-      }
+      await mkdir(folder, { mode: 0o700 }).catch((error: unknown) => {
+        throw fsFailure(error);
+      });
       const log = await open(`${folder}/output.log`, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
       const status = await open(`${folder}/status.json`, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600).catch(async (error: unknown) => {
         await log.close();

@@ -194,6 +194,8 @@ export class FolderConnector implements ConnectorPort {
 
   async exec(request: ExecRequest, context: ExecContext): Promise<ExecResult> {
     const cwd = addressOfUri(request.cwd, this.source);
+    // Hidden even from a command that runs while a detached run is started beside it.
+    await this.runs.prepare();
     return withRoot(this.folder.root, (rootPath) => runCommand(rootPath, cwd, request, context, this.folder.settings.exec, [this.folder.stateDir]));
   }
 

@@ -296,6 +296,8 @@ export async function prepareSandbox(rootPath: string, cwd: Address, confinement
     // A cwd the caller may run in but not read is an empty folder in the hidden tmpfs.
     if (cwdHidden) treeArgs.push('--dir', cwdReal);
     for (const dest of readOnlyTmpfs) treeArgs.push('--remount-ro', dest);
+    // The sandbox's own top folder (where bwrap made /etc and the path to the root) last.
+    treeArgs.push('--remount-ro', '/');
     treeArgs.push('--chdir', cwdReal);
     const strays = strayDescriptors();
     let devNull: number | undefined;
