@@ -35,6 +35,7 @@ import { portEntry } from './entry.js';
 import { runCommand } from './exec.js';
 import type { FolderSource } from './folder.js';
 import { FolderHost } from './host.js';
+import { refuseHardLink } from './links.js';
 import { FOLDER_CAPABILITIES } from './manifest.js';
 import { checkRange, readObject } from './read.js';
 import { withRoot } from './root.js';
@@ -112,7 +113,7 @@ export class FolderConnector implements ConnectorPort {
           listing: `port-list\0${address.relative}`,
           ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
           limit,
-          walker: { rootPath, start: address.names, maxDepth: 1, includeDirectories: true },
+          walker: { rootPath, start: address.names, maxDepth: 1, includeDirectories: true, allowHardLinks: this.folder.settings.allowHardLinks },
         },
         (path, name, type, stats) => portEntry(source, path, name, type, stats),
       ),
@@ -132,7 +133,7 @@ export class FolderConnector implements ConnectorPort {
     if (!(bytes instanceof Uint8Array)) {
       throw new InvalidArgumentError('content must be a string or a Uint8Array.', { details: { argument: 'content' } });
     }
-    const stats = await withRoot(this.folder.root, (rootPath) => writeFileAtomic(rootPath, address, bytes, options));
+    const stats = await withRoot(this.folder.root, (rootPath) => writeFileAtomic(rootPath, address, bytes, { ...options, allowHardLinks: this.folder.settings.allowHardLinks }));
     return portEntry(this.source, encodePath(address.names), address.names[address.names.length - 1]!, 'file', stats);
   }
 
@@ -147,6 +148,7 @@ export class FolderConnector implements ConnectorPort {
         rootPath,
         start: address.names,
         includeDirectories: true,
+        allowHardLinks: this.folder.settings.allowHardLinks,
         ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
       }),
     );
@@ -170,7 +172,7 @@ export class FolderConnector implements ConnectorPort {
       throw new InvalidArgumentError('maxBytesPerObject must be a non-negative integer.', { details: { argument: 'maxBytesPerObject' } });
     }
     const walkOptions = options.signal === undefined ? {} : { signal: options.signal };
-    yield* scanFiles(rootPath, this.source, this.walk(uri, walkOptions), maxBytes);
+    yield* scanFiles(rootPath, this.source, this.walk(uri, walkOptions), maxBytes, this.folder.settings.allowHardLinks);
   }
 
   async stat(uri: string): Promise<ConnectorEntry> {
@@ -179,6 +181,7 @@ export class FolderConnector implements ConnectorPort {
       const handle = await openContainedHandle(rootPath, address.relative, { expect: 'any' });
       try {
         const stats = await handle.stat();
+        refuseHardLink(stats, this.folder.settings.allowHardLinks);
         const name = address.names[address.names.length - 1] ?? '';
         return portEntry(this.source, encodePath(address.names), name, stats.isDirectory() ? 'directory' : 'file', stats);
       } finally {
