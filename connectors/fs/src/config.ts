@@ -28,6 +28,10 @@ export interface ExecSettings {
   readonly outputCapBytes: number;
   /** Environment names passed through on top of DEFAULT_ENV_ALLOWLIST. */
   readonly envAllowlist: readonly string[];
+  /** Whether commands share the machine's network; otherwise they get an empty network namespace. */
+  readonly network: boolean;
+  /** Most processes and threads one command may have at once (RLIMIT_NPROC inside its sandbox). */
+  readonly maxProcesses: number;
 }
 
 export interface FolderSettings {
@@ -37,6 +41,8 @@ export interface FolderSettings {
   readonly textCapBytes: number;
   readonly inlineCaps: InlineCaps;
   readonly exec: ExecSettings;
+  /** Whether regular files with more than one hard link are served (their content may live outside the root too). */
+  readonly allowHardLinks: boolean;
   /** Where detached runs keep their state; absolute. Defaults under the project root. */
   readonly stateDir?: string;
   /** Most directories one watch() call watches; beyond it the watcher emits `rescan` and stops descending. */
@@ -56,6 +62,7 @@ export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 export const DEFAULT_EXEC_MAX_TIMEOUT_MS = 600_000;
 export const DEFAULT_EXEC_OUTPUT_CAP_BYTES = 1 * MIB;
 export const DEFAULT_WATCH_MAX_DIRECTORIES = 8192;
+export const DEFAULT_EXEC_MAX_PROCESSES = 1024;
 
 /** Hard upper bounds, so a config cannot ask for unbounded memory per call. */
 const MAX_TEXT_CAP_BYTES = 64 * MIB;
@@ -63,6 +70,8 @@ const MAX_INLINE_CAP_BYTES = 256 * MIB;
 const MAX_OUTPUT_CAP_BYTES = 64 * MIB;
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const MAX_WATCH_DIRECTORIES = 1_000_000;
+const MIN_EXEC_PROCESSES = 16;
+const MAX_EXEC_PROCESSES = 65_536;
 
 /** Environment variable names a process may receive; the pattern keeps `=` and NUL out. */
 export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -76,6 +85,9 @@ const SETTINGS_KEYS = new Set([
   'execMaxTimeoutMs',
   'execOutputCapBytes',
   'execEnvAllowlist',
+  'execNetwork',
+  'execMaxProcesses',
+  'allowHardLinks',
   'stateDir',
   'watchMaxDirectories',
 ]);
@@ -128,6 +140,20 @@ export const SHARED_CONFIG_PROPERTIES = {
     maxItems: 256,
     description: 'Environment variable names passed to commands on top of PATH, HOME, LANG and the other defaults.',
   },
+  execNetwork: {
+    type: 'boolean',
+    description: "Whether commands may use the machine's network. Default false: a command gets its own empty network namespace.",
+  },
+  execMaxProcesses: {
+    type: 'integer',
+    minimum: MIN_EXEC_PROCESSES,
+    maximum: MAX_EXEC_PROCESSES,
+    description: 'Most processes and threads one command may have at once. Default 1024.',
+  },
+  allowHardLinks: {
+    type: 'boolean',
+    description: 'Whether files with more than one hard link are served; such a file may also be reachable outside the root. Default false.',
+  },
   stateDir: {
     type: 'string',
     pattern: '^/',
@@ -159,6 +185,8 @@ export function parseFolderSettings(config: Readonly<Record<string, unknown>>, c
     maxTimeoutMs: integer(config, 'execMaxTimeoutMs', 1, MAX_TIMEOUT_MS, DEFAULT_EXEC_MAX_TIMEOUT_MS),
     outputCapBytes: integer(config, 'execOutputCapBytes', 1, MAX_OUTPUT_CAP_BYTES, DEFAULT_EXEC_OUTPUT_CAP_BYTES),
     envAllowlist: envNames(config.execEnvAllowlist),
+    network: flag(config, 'execNetwork'),
+    maxProcesses: integer(config, 'execMaxProcesses', MIN_EXEC_PROCESSES, MAX_EXEC_PROCESSES, DEFAULT_EXEC_MAX_PROCESSES),
   };
   const stateDir = config.stateDir;
   if (stateDir !== undefined && (typeof stateDir !== 'string' || !stateDir.startsWith('/') || stateDir.length < 2 || stateDir.includes('\0'))) {
@@ -169,6 +197,7 @@ export function parseFolderSettings(config: Readonly<Record<string, unknown>>, c
     textCapBytes: integer(config, 'textCapBytes', 1, MAX_TEXT_CAP_BYTES, DEFAULT_TEXT_CAP_BYTES),
     inlineCaps: inlineCaps(config.inlineCaps),
     exec: Object.freeze(exec),
+    allowHardLinks: flag(config, 'allowHardLinks'),
     ...(stateDir === undefined ? {} : { stateDir: stateDir as string }),
     watchMaxDirectories: integer(config, 'watchMaxDirectories', 1, MAX_WATCH_DIRECTORIES, DEFAULT_WATCH_MAX_DIRECTORIES),
   });
@@ -180,6 +209,13 @@ function integer(config: Readonly<Record<string, unknown>>, field: string, min: 
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new InvalidConfigError(`"${field}" must be an integer from ${min} to ${max}.`, { details: { field } });
   }
+  return value;
+}
+
+function flag(config: Readonly<Record<string, unknown>>, field: string): boolean {
+  const value = config[field];
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new InvalidConfigError(`"${field}" must be true or false.`, { details: { field } });
   return value;
 }
 

@@ -2,18 +2,22 @@
  * Detached runs, kept on disk so they outlive the platform process. Each run has a folder under
  * the state directory:
  *
- *   run.json    runId, pid, the process's start time in clock ticks (to tell a recycled pid
- *               from ours), startedAt
- *   output.log  stdout and stderr, appended as written (both streams share one O_APPEND file)
- *   exit        the exit code, written by the wrapper shell when the command ends
- *   killed      written by kill(): when, and the informational actor
+ *   run.json     runId, pid (the wrapper's) and the sandbox's pid 1, each with its start time in
+ *                clock ticks (to tell a recycled pid from ours), startedAt
+ *   status.json  bwrap's JSON status: the sandbox's pid, then the command's exit code
+ *   output.log   stdout and stderr, appended as written (both streams share one O_APPEND file)
+ *   exit         bwrap's exit code (the command's), written by the wrapper shell when it ends
+ *   killed       written by kill(): when, and the informational actor
  *
- * The wrapper is `/bin/sh -c '<sh -c command>; echo $? > exit'` in its own session and process
- * group. It traps SIGTERM (with a handler, so the command itself still gets the default action),
- * so a kill records the command's status; SIGKILL after the grace period ends it outright, and a
- * run whose process is gone without an `exit` file is reported as `killed` (if kill() was called)
- * or `failed`. Because everything is on disk, a new connector instance over the same state
- * directory — after a restart — answers status, output, kill and release for earlier runs.
+ * The wrapper is `/bin/sh -c '{ bwrap … sh -c command; echo $? > exit; } 2>&1 | cat'` in its own
+ * session and process group, outside the command sandbox (sandbox.ts): none of these files exists
+ * inside it, and the command's stdout and stderr are a pipe to `cat`, not a file it could reopen
+ * or name. kill() sends SIGTERM to the sandbox's process group, so the command ends with its
+ * status recorded; SIGKILL to bwrap and the sandbox's pid 1 after the grace period ends the whole
+ * pid namespace, and a run whose process is gone without an `exit` file is reported as `killed`
+ * (if kill() was called) or `failed`. Because everything is on disk, a new connector instance
+ * over the same state directory — after a restart — answers status, output, kill and release for
+ * earlier runs.
  *
  * `timeout` does not apply to detached runs: they run until they end or are killed.
  */
@@ -28,14 +32,16 @@ import type {
   DetachedRunOutput,
   DetachedRunState,
   DetachedRunStatus,
+  ExecContext,
   ExecRequest,
 } from '@neuralis/package-system/contracts';
 import type { Address } from './address.js';
 import type { ExecSettings } from './config.js';
-import { checkCommand, withContainedCwd } from './cwd.js';
-import { KILL_GRACE_MS, signalGroup } from './exec.js';
-import { commandEnvironment } from './exec-env.js';
+import { KILL_GRACE_MS, checkCommand, signalGroup } from './exec.js';
+import { sandboxEnvironment } from './exec-env.js';
 import { completeUtf8Length } from './mime.js';
+import { SandboxStatus, prepareSandbox, sandboxArgs } from './sandbox.js';
+import { requireSandbox } from './sandbox-probe.js';
 import { errnoOf, fsFailure } from './system-errors.js';
 
 /** The longest status long poll, whatever the caller asks for. */
@@ -43,60 +49,117 @@ export const MAX_STATUS_WAIT_MS = 30_000;
 /** Most output bytes one output() call returns. */
 export const OUTPUT_PAGE_BYTES = 256 * 1024;
 const POLL_INTERVAL_MS = 100;
+/** How long start() waits for bwrap to report the sandbox (it does so right after creating it). */
+const SANDBOX_START_MS = 5000;
+const SANDBOX_POLL_MS = 5;
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-// $0 is the shell, $1 the command, $2 the exit file. The TERM trap only delays the wrapper until
-// the command has ended; the rename makes the exit file appear whole.
-const WRAPPER = `trap ':' TERM; "$0" -c "$1"; code=$?; printf '%s\\n' "$code" > "$2.tmp"; mv -f "$2.tmp" "$2"`;
+// $0 is bwrap, $1 the exit file, the rest bwrap's arguments. The rename makes the exit file
+// appear whole.
+const WRAPPER = `exit_file=$1; shift; { "$0" "$@"; code=$?; printf '%s\\n' "$code" > "$exit_file.tmp"; mv -f "$exit_file.tmp" "$exit_file"; } 2>&1 | cat`;
+/** The wrapper's own environment (the command's is set inside the sandbox). */
+const WRAPPER_ENV = { PATH: '/usr/bin:/bin' };
 
 interface RunRecord {
   readonly runId: string;
+  /** The wrapper shell, leader of its process group. */
   readonly pid: number;
   /** Field 22 of /proc/<pid>/stat, or null where /proc is missing. */
   readonly startTicks: number | null;
+  /** The sandbox's pid 1, leader of the command's process group; absent in runs from before the sandbox. */
+  readonly sandboxPid?: number | null;
+  readonly sandboxTicks?: number | null;
   readonly startedAt: string;
 }
 
 export class DetachedRuns {
   constructor(private readonly stateDir: string) {}
 
-  async start(rootPath: string, cwd: Address, request: ExecRequest, settings: ExecSettings): Promise<DetachedRunHandle> {
-    const command = checkCommand(request.command);
-    const env = commandEnvironment(settings.envAllowlist, request.env);
-    const runId = randomUUID();
-    const folder = this.folder(runId);
+  /**
+   * The state folder, made if missing: a sandbox can only hide a folder that exists, and one made
+   * after a command started would be visible to it if it lies inside the root.
+   */
+  async prepare(): Promise<void> {
     try {
-      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await mkdir(this.stateDir, { recursive: true, mode: 0o700 });
     } catch (error) {
-      throw new UnavailableError('The detached-run state folder cannot be created; check the source\'s stateDir.', {
+      throw new UnavailableError("The detached-run state folder cannot be created; check the source's stateDir.", {
         details: { errno: errnoOf(error) ?? 'unknown' },
       });
     }
-    const log = await open(`${folder}/output.log`, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
+  }
+
+  async start(rootPath: string, cwd: Address, request: ExecRequest, context: ExecContext, settings: ExecSettings): Promise<DetachedRunHandle> {
+    const command = checkCommand(request.command);
+    const bwrap = await requireSandbox();
+    const env = sandboxEnvironment(settings.envAllowlist, request.env);
+    await this.prepare();
+    const sandbox = await prepareSandbox(rootPath, cwd, context.confinement, [this.stateDir]);
+    const runId = randomUUID();
+    const folder = this.folder(runId);
     let pid: number | undefined;
     try {
-      pid = await withContainedCwd(rootPath, cwd, (directory) => {
-        const child = spawn('/bin/sh', ['-c', WRAPPER, '/bin/sh', command, `${folder}/exit`], {
-          cwd: directory,
-          env,
+      await mkdir(folder, { mode: 0o700 }).catch((error: unknown) => {
+        throw fsFailure(error);
+      });
+      const log = await open(`${folder}/output.log`, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
+      const status = await open(`${folder}/status.json`, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600).catch(async (error: unknown) => {
+        await log.close();
+        throw fsFailure(error);
+      });
+      try {
+        const args = sandboxArgs(sandbox, { command, env, network: settings.network, maxProcesses: settings.maxProcesses });
+        const child = spawn('/bin/sh', ['-c', WRAPPER, bwrap, `${folder}/exit`, ...args], {
+          cwd: '/',
+          env: WRAPPER_ENV,
           detached: true,
-          stdio: ['ignore', log.fd, log.fd],
+          stdio: sandbox.stdio(['ignore', log.fd, log.fd, status.fd]),
         });
         // A failed spawn emits 'error' on the next tick; unheard, it would crash the process.
         child.on('error', () => undefined);
         child.unref();
-        return child.pid;
-      });
+        pid = child.pid;
+      } finally {
+        await Promise.all([log.close(), status.close()]);
+      }
     } finally {
-      await log.close();
+      await sandbox.close();
     }
-    if (pid === undefined) {
+    const startTicks = pid === undefined ? null : await startTicksOf(pid);
+    const sandboxPid = pid === undefined ? undefined : await this.sandboxOf(runId, pid, startTicks);
+    if (pid === undefined || sandboxPid === undefined) {
+      if (pid !== undefined) signalGroup(pid, 'SIGKILL');
       await rm(folder, { recursive: true, force: true });
-      throw new UnavailableError('The command could not be started (the shell is missing or the process limit was reached).');
+      throw new UnavailableError('The command could not be started in its sandbox (bubblewrap failed, or the process limit was reached).', {
+        details: { reason: 'exec_sandbox_failed' },
+      });
     }
-    const record: RunRecord = { runId, pid, startTicks: await startTicksOf(pid), startedAt: new Date().toISOString() };
+    const record: RunRecord = {
+      runId,
+      pid,
+      startTicks,
+      sandboxPid,
+      sandboxTicks: sandboxPid === null ? null : await startTicksOf(sandboxPid),
+      startedAt: new Date().toISOString(),
+    };
     await writeFile(`${folder}/run.json`, JSON.stringify(record), { mode: 0o600 });
     return { runId };
+  }
+
+  /**
+   * The sandbox's pid once bwrap has reported it; null when it is still silent after
+   * SANDBOX_START_MS (kill() then falls back to the wrapper's group); undefined when the wrapper
+   * ended without a sandbox.
+   */
+  private async sandboxOf(runId: string, pid: number, startTicks: number | null): Promise<number | null | undefined> {
+    const deadline = Date.now() + SANDBOX_START_MS;
+    for (;;) {
+      const reported = (await readSandboxStatus(this.folder(runId))).sandboxPid;
+      if (reported !== undefined) return reported;
+      if (!(await isAlive(pid, startTicks))) return undefined;
+      if (Date.now() >= deadline) return null;
+      await sleep(SANDBOX_POLL_MS);
+    }
   }
 
   /** A bounded long poll: returns when the run is no longer running or `waitMs` (≤ 30 s) has passed. */
@@ -140,16 +203,20 @@ export class DetachedRuns {
     }
   }
 
-  /** An acknowledgement: SIGTERM to the run's process group now, SIGKILL after the grace period. */
+  /**
+   * An acknowledgement: SIGTERM to the command's process group now; SIGKILL to the wrapper's
+   * group and the sandbox's pid 1 (ending its whole pid namespace) after the grace period.
+   */
   async kill(runId: string, actor?: string): Promise<{ readonly acknowledged: true }> {
     const record = await this.record(runId);
     const marker = { at: new Date().toISOString(), ...(typeof actor === 'string' ? { actor: actor.slice(0, 256) } : {}) };
     await writeFile(`${this.folder(runId)}/killed`, JSON.stringify(marker), { mode: 0o600 });
-    if (await isAlive(record)) {
-      signalGroup(record.pid, 'SIGTERM');
+    if (await isAlive(record.pid, record.startTicks)) {
+      const sandbox = await liveSandbox(record);
+      signalGroup(sandbox ?? record.pid, 'SIGTERM');
       setTimeout(() => {
-        void isAlive(record).then((alive) => {
-          if (alive) signalGroup(record.pid, 'SIGKILL');
+        void isAlive(record.pid, record.startTicks).then((alive) => {
+          if (alive) killAll(record, sandbox);
         });
       }, KILL_GRACE_MS).unref();
     }
@@ -159,7 +226,7 @@ export class DetachedRuns {
   /** Forgets the run: ends it if it is still running, then deletes its state and output. */
   async release(runId: string): Promise<void> {
     const record = await this.record(runId);
-    if (await isAlive(record)) signalGroup(record.pid, 'SIGKILL');
+    if (await isAlive(record.pid, record.startTicks)) killAll(record, await liveSandbox(record));
     await rm(this.folder(runId), { recursive: true, force: true });
   }
 
@@ -190,11 +257,13 @@ export class DetachedRuns {
     const base = { runId: record.runId, startedAt: record.startedAt, outputBytes: log?.size ?? 0 };
     let ended = exit;
     if (ended === undefined) {
-      if (await isAlive(record)) return { ...base, state: 'running', exitCode: null };
+      if (await isAlive(record.pid, record.startTicks)) return { ...base, state: 'running', exitCode: null };
       // It may have finished between the two checks.
       ended = await readExit(`${folder}/exit`);
     }
-    if (ended !== undefined) {
+    // bwrap reports no exit code when the command never started (the sandbox failed to set up).
+    const started = record.sandboxPid === undefined || (await readSandboxStatus(folder)).exitCode !== undefined;
+    if (ended !== undefined && started) {
       const state: DetachedRunState = killed ? 'killed' : 'exited';
       return { ...base, state, exitCode: ended.code, endedAt: ended.at };
     }
@@ -230,21 +299,40 @@ async function startTicksOf(pid: number): Promise<number | null> {
   }
 }
 
-/** True while the run's own process (not a recycled pid) exists and is not a zombie. */
-async function isAlive(record: RunRecord): Promise<boolean> {
+/** True while that process (not a recycled pid) exists and is not a zombie. */
+async function isAlive(pid: number, startTicks: number | null | undefined): Promise<boolean> {
   try {
-    const text = await readFile(`/proc/${record.pid}/stat`, 'utf8');
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     if (fields[0] === 'Z' || fields[0] === 'X') return false;
-    return record.startTicks === null || Number(fields[19]) === record.startTicks;
+    return startTicks === null || startTicks === undefined || Number(fields[19]) === startTicks;
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return false;
     // No /proc: fall back to signal 0, which cannot tell a recycled pid apart.
     try {
-      process.kill(record.pid, 0);
+      process.kill(pid, 0);
       return true;
     } catch {
       return false;
     }
   }
+}
+
+/** The sandbox's pid 1 while it is the one this run started. */
+async function liveSandbox(record: RunRecord): Promise<number | undefined> {
+  const pid = record.sandboxPid;
+  if (pid === undefined || pid === null) return undefined;
+  // Without its start time a pid could be anyone's by now: only the wrapper's group is signalled.
+  if (record.sandboxTicks === null || record.sandboxTicks === undefined) return undefined;
+  return (await isAlive(pid, record.sandboxTicks)) ? pid : undefined;
+}
+
+/** SIGKILL to the wrapper's group (bwrap with it) and to the sandbox's pid 1: the pid namespace ends. */
+function killAll(record: RunRecord, sandbox: number | undefined): void {
+  signalGroup(record.pid, 'SIGKILL');
+  if (sandbox !== undefined) signalGroup(sandbox, 'SIGKILL');
+}
+
+async function readSandboxStatus(folder: string): Promise<SandboxStatus> {
+  return SandboxStatus.of(await readFile(`${folder}/status.json`, 'utf8').catch(() => ''));
 }

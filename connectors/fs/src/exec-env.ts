@@ -34,3 +34,15 @@ export function commandEnvironment(
   env.PATH ??= FALLBACK_PATH;
   return env;
 }
+
+/**
+ * The environment inside the command sandbox: the platform's home and temp folders do not exist
+ * there (and their paths are the platform's), so HOME and TMPDIR default to the sandbox's /tmp.
+ */
+export function sandboxEnvironment(
+  extraAllowed: readonly string[],
+  requested: Readonly<Record<string, string>> | undefined,
+  parent: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  return commandEnvironment(extraAllowed, requested, { ...parent, HOME: '/tmp', TMPDIR: '/tmp' });
+}

@@ -44,7 +44,8 @@ describe('exec', () => {
   });
 
   test('a timeout kills the whole process group and reports timedOut', async () => {
-    const marker = `${box.base}/survivor`;
+    // Inside the root: the only place the command could leave it.
+    const marker = `${box.root}/work/survivor`;
     const started = Date.now();
     const result = await run(`(sleep 1; touch ${marker}) & sleep 30`, { timeout: 200 });
     expect(result.timedOut).toBe(true);

@@ -21,6 +21,7 @@ import type { Address } from './address.js';
 import { fileByteStream } from './byte-stream.js';
 import { hostEntry } from './entry.js';
 import type { FolderSource } from './folder.js';
+import { isHardLinked, refuseHardLink } from './links.js';
 import { removeEntry } from './remove.js';
 import { explainRootFailure, withRoot } from './root.js';
 import { parseTime } from './time.js';
@@ -90,6 +91,7 @@ export class FolderHost implements Connector {
         rootPath,
         start: directory.names,
         includeDirectories: false,
+        allowHardLinks: this.folder.settings.allowHardLinks,
         ...(partial === '' ? {} : { firstLevel: (name: string) => name.startsWith(partial) }),
       };
       try {
@@ -113,7 +115,7 @@ export class FolderHost implements Connector {
     });
   }
 
-  /** The file's entry; null when nothing, a folder or a special file is there. */
+  /** The file's entry; null when nothing, a folder, a special file or a hard-linked file the source does not serve is there. */
   async stat(path: string): Promise<Entry | null> {
     const address = addressOfHostPath(path);
     return withRoot(this.folder.root, async (rootPath) => {
@@ -125,7 +127,9 @@ export class FolderHost implements Connector {
         throw error;
       }
       try {
-        return hostEntry(path, address.names[address.names.length - 1]!, await handle.stat());
+        const stats = await handle.stat();
+        if (isHardLinked(stats) && !this.folder.settings.allowHardLinks) return null;
+        return hostEntry(path, address.names[address.names.length - 1]!, stats);
       } finally {
         await handle.close();
       }
@@ -145,7 +149,9 @@ export class FolderHost implements Connector {
     return withRoot(this.folder.root, async (rootPath) => {
       const handle = await openContainedHandle(rootPath, address.relative, { expect: 'file' });
       try {
-        const size = (await handle.stat()).size;
+        const stats = await handle.stat();
+        refuseHardLink(stats, this.folder.settings.allowHardLinks);
+        const size = stats.size;
         const start = Math.min(range?.[0] ?? 0, size);
         const end = Math.min(range?.[1] ?? size, size);
         return fileByteStream(handle, start, Math.max(start, end));
@@ -163,7 +169,10 @@ export class FolderHost implements Connector {
   async write(path: string, body: ReadableStream<Uint8Array>, options: { readonly ifMatch?: string } = {}): Promise<Entry> {
     const address = addressOfHostPath(path);
     const stats = await withRoot(this.folder.root, (rootPath) =>
-      writeFileAtomic(rootPath, address, chunksOf(body), options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch }),
+      writeFileAtomic(rootPath, address, chunksOf(body), {
+        allowHardLinks: this.folder.settings.allowHardLinks,
+        ...(options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch }),
+      }),
     );
     return hostEntry(path, address.names[address.names.length - 1]!, stats);
   }

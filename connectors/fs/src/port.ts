@@ -35,6 +35,7 @@ import { portEntry } from './entry.js';
 import { runCommand } from './exec.js';
 import type { FolderSource } from './folder.js';
 import { FolderHost } from './host.js';
+import { refuseHardLink } from './links.js';
 import { FOLDER_CAPABILITIES } from './manifest.js';
 import { checkRange, readObject } from './read.js';
 import { withRoot } from './root.js';
@@ -77,9 +78,9 @@ export class FolderConnector implements ConnectorPort {
     this.runs = new DetachedRuns(folder.stateDir);
     const runs = this.runs;
     this.detached = {
-      start: (request, _context) => {
+      start: (request, context) => {
         const cwd = addressOfUri(request.cwd, this.source);
-        return withRoot(folder.root, (rootPath) => runs.start(rootPath, cwd, request, folder.settings.exec));
+        return withRoot(folder.root, (rootPath) => runs.start(rootPath, cwd, request, context, folder.settings.exec));
       },
       status: (runId, waitMs) => runs.status(runId, waitMs),
       output: (runId, since) => runs.output(runId, since),
@@ -113,7 +114,7 @@ export class FolderConnector implements ConnectorPort {
           listing: `port-list\0${address.relative}`,
           ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
           limit,
-          walker: { rootPath, start: address.names, maxDepth: 1, includeDirectories: true },
+          walker: { rootPath, start: address.names, maxDepth: 1, includeDirectories: true, allowHardLinks: this.folder.settings.allowHardLinks },
         },
         (path, name, type, stats) => portEntry(source, path, name, type, stats),
       ),
@@ -133,7 +134,7 @@ export class FolderConnector implements ConnectorPort {
     if (!(bytes instanceof Uint8Array)) {
       throw new InvalidArgumentError('content must be a string or a Uint8Array.', { details: { argument: 'content' } });
     }
-    const stats = await withRoot(this.folder.root, (rootPath) => writeFileAtomic(rootPath, address, bytes, options));
+    const stats = await withRoot(this.folder.root, (rootPath) => writeFileAtomic(rootPath, address, bytes, { ...options, allowHardLinks: this.folder.settings.allowHardLinks }));
     return portEntry(this.source, encodePath(address.names), address.names[address.names.length - 1]!, 'file', stats);
   }
 
@@ -148,6 +149,7 @@ export class FolderConnector implements ConnectorPort {
         rootPath,
         start: address.names,
         includeDirectories: true,
+        allowHardLinks: this.folder.settings.allowHardLinks,
         ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
       }),
     );
@@ -171,7 +173,7 @@ export class FolderConnector implements ConnectorPort {
       throw new InvalidArgumentError('maxBytesPerObject must be a non-negative integer.', { details: { argument: 'maxBytesPerObject' } });
     }
     const walkOptions = options.signal === undefined ? {} : { signal: options.signal };
-    yield* scanFiles(rootPath, this.source, this.walk(uri, walkOptions), maxBytes);
+    yield* scanFiles(rootPath, this.source, this.walk(uri, walkOptions), maxBytes, this.folder.settings.allowHardLinks);
   }
 
   async stat(uri: string): Promise<ConnectorEntry> {
@@ -180,6 +182,7 @@ export class FolderConnector implements ConnectorPort {
       const handle = await openContainedHandle(rootPath, address.relative, { expect: 'any' });
       try {
         const stats = await handle.stat();
+        refuseHardLink(stats, this.folder.settings.allowHardLinks);
         const name = address.names[address.names.length - 1] ?? '';
         return portEntry(this.source, encodePath(address.names), name, stats.isDirectory() ? 'directory' : 'file', stats);
       } finally {
@@ -195,7 +198,9 @@ export class FolderConnector implements ConnectorPort {
 
   async exec(request: ExecRequest, context: ExecContext): Promise<ExecResult> {
     const cwd = addressOfUri(request.cwd, this.source);
-    return withRoot(this.folder.root, (rootPath) => runCommand(rootPath, cwd, request, context, this.folder.settings.exec));
+    // Hidden even from a command that runs while a detached run is started beside it.
+    await this.runs.prepare();
+    return withRoot(this.folder.root, (rootPath) => runCommand(rootPath, cwd, request, context, this.folder.settings.exec, [this.folder.stateDir]));
   }
 
   /** One stat of the root. */

@@ -11,6 +11,7 @@ import { openContainedDescriptor } from '@neuralis/package-system/paths';
 import type { Address } from './address.js';
 import type { FolderSettings } from './config.js';
 import { etagOf } from './etag.js';
+import { refuseHardLink } from './links.js';
 import { SNIFF_BYTES, inlineCapOf, looksLikeText } from './mime.js';
 
 /** A validated byte range: [start, start + length) clipped to the object later. */
@@ -43,6 +44,7 @@ export async function readObject(
     // fstat of a descriptor already open is a few microseconds in the kernel; synchronously it
     // saves a trip through the libuv pool, which small reads are bound by (as in walker.ts).
     const stats = fstatSync(fd);
+    refuseHardLink(stats, settings.allowHardLinks);
     const size = stats.size;
     const etag = etagOf(stats);
     let mime = mimeFromName(address.names[address.names.length - 1] ?? '');

@@ -8,6 +8,7 @@ import { UNKNOWN_MIME, isTextMime } from '@neuralis/package-system/contracts';
 import type { ConnectorEntry, ContentChunk } from '@neuralis/package-system/contracts';
 import { openContainedDescriptor } from '@neuralis/package-system/paths';
 import { addressOfUri } from './address.js';
+import { refuseHardLink } from './links.js';
 import { SNIFF_BYTES, looksLikeText } from './mime.js';
 import { readAt } from './read.js';
 
@@ -16,6 +17,7 @@ export async function* scanFiles(
   source: string,
   entries: AsyncIterable<ConnectorEntry>,
   maxBytes: number,
+  allowHardLinks: boolean,
 ): AsyncGenerator<ContentChunk> {
   for await (const entry of entries) {
     if (entry.type !== 'file') continue;
@@ -32,7 +34,10 @@ export async function* scanFiles(
     try {
       const fd = await openContainedDescriptor(rootPath, addressOfUri(entry.uri, source).relative, { expect: 'file' });
       try {
-        bytes = await readAt(fd, 0, Math.min(fstatSync(fd).size, maxBytes));
+        const stats = fstatSync(fd);
+        // Linked after the walk listed it.
+        refuseHardLink(stats, allowHardLinks);
+        bytes = await readAt(fd, 0, Math.min(stats.size, maxBytes));
       } finally {
         closeSync(fd);
       }

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { lstatSync } from 'node:fs';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   FIELD_CTIME_MS,
@@ -16,6 +16,7 @@ import {
   FIELD_SIZE,
   KIND_DIRECTORY,
   KIND_FILE,
+  KIND_LINKED_FILE,
   KIND_SKIP,
   KIND_SYMLINK,
   STAT_FIELDS,
@@ -28,7 +29,7 @@ import type { Sandbox } from './test-helpers.js';
 
 let box: Sandbox;
 let folder: string;
-const NAMES = ['a.txt', 'b-dir', 'c-link', 'd-fifo', 'e-missing', 'f.bin'];
+const NAMES = ['a.txt', 'b-dir', 'c-link', 'd-fifo', 'e-missing', 'f.bin', 'g-hard-link'];
 const pools: StatPool[] = [];
 
 beforeAll(async () => {
@@ -39,6 +40,8 @@ beforeAll(async () => {
   await writeFile(`${folder}/f.bin`, Buffer.alloc(4321));
   await symlink('a.txt', `${folder}/c-link`);
   execFileSync('mkfifo', [`${folder}/d-fifo`]);
+  await writeFile(`${box.outside}/linked.txt`, 'linked');
+  await link(`${box.outside}/linked.txt`, `${folder}/g-hard-link`);
 });
 afterAll(async () => {
   for (const pool of pools) pool.stop();
@@ -66,7 +69,7 @@ describe('statChunk', () => {
     const { stats, directoryIno, directoryDev } = statChunk(folder, NAMES);
     expect(stats.length).toBe(NAMES.length * STAT_FIELDS);
     const kinds = NAMES.map((_, index) => stats[index * STAT_FIELDS + FIELD_KIND]);
-    expect(kinds).toEqual([KIND_FILE, KIND_DIRECTORY, KIND_SYMLINK, KIND_SKIP, KIND_SKIP, KIND_FILE]);
+    expect(kinds).toEqual([KIND_FILE, KIND_DIRECTORY, KIND_SYMLINK, KIND_SKIP, KIND_SKIP, KIND_FILE, KIND_LINKED_FILE]);
     for (const [index, name] of NAMES.entries()) {
       if (kinds[index] === KIND_SKIP) continue;
       const expected = lstatSync(`${folder}/${name}`);

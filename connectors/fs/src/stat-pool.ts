@@ -42,6 +42,8 @@ export const KIND_SKIP = 0;
 export const KIND_FILE = 1;
 export const KIND_DIRECTORY = 2;
 export const KIND_SYMLINK = 3;
+/** A regular file with more than one hard link (served only where the source allows it). */
+export const KIND_LINKED_FILE = 4;
 
 export interface StatChunk {
   readonly stats: Float64Array;
@@ -77,7 +79,7 @@ function statInto(directory: string, names: readonly string[], stats: Float64Arr
       continue;
     }
     if (entry === undefined) continue;
-    stats[at + FIELD_KIND] = entry.isFile() ? KIND_FILE : entry.isDirectory() ? KIND_DIRECTORY : entry.isSymbolicLink() ? KIND_SYMLINK : KIND_SKIP;
+    stats[at + FIELD_KIND] = entry.isFile() ? (entry.nlink > 1 ? KIND_LINKED_FILE : KIND_FILE) : entry.isDirectory() ? KIND_DIRECTORY : entry.isSymbolicLink() ? KIND_SYMLINK : KIND_SKIP;
     stats[at + FIELD_INO] = entry.ino;
     stats[at + FIELD_DEV] = entry.dev;
     stats[at + FIELD_SIZE] = entry.size;
@@ -109,7 +111,7 @@ function statInto(directory, names, stats, folder) {
       continue;
     }
     if (entry === undefined) continue;
-    stats[at + ${FIELD_KIND}] = entry.isFile() ? ${KIND_FILE} : entry.isDirectory() ? ${KIND_DIRECTORY} : entry.isSymbolicLink() ? ${KIND_SYMLINK} : ${KIND_SKIP};
+    stats[at + ${FIELD_KIND}] = entry.isFile() ? (entry.nlink > 1 ? ${KIND_LINKED_FILE} : ${KIND_FILE}) : entry.isDirectory() ? ${KIND_DIRECTORY} : entry.isSymbolicLink() ? ${KIND_SYMLINK} : ${KIND_SKIP};
     stats[at + ${FIELD_INO}] = entry.ino;
     stats[at + ${FIELD_DEV}] = entry.dev;
     stats[at + ${FIELD_SIZE}] = entry.size;

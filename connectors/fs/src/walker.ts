@@ -35,7 +35,8 @@
  * does not offer, and could at most lend a listed name the size and mtime of a same-named file
  * elsewhere — never its content, which is only ever read through openContainedHandle.
  *
- * Left out: FIFOs, sockets and devices; names that are not valid UTF-8 (Node cannot name them
+ * Left out: FIFOs, sockets and devices; files with more than one hard link unless the source
+ * allows them (links.ts; the link count comes with the lstat already made); names that are not valid UTF-8 (Node cannot name them
  * back to the kernel, so their lstat fails); entries whose lstat fails (unreadable); our own
  * in-flight temp files; unreadable subdirectories (skipped, not fatal).
  */
@@ -54,6 +55,7 @@ import {
   FIELD_SIZE,
   KIND_DIRECTORY,
   KIND_FILE,
+  KIND_LINKED_FILE,
   KIND_SYMLINK,
   STAT_FIELDS,
   sharedStatPool,
@@ -61,6 +63,7 @@ import {
 } from './stat-pool.js';
 import type { PooledChunk, StatChunk, StatPool } from './stat-pool.js';
 import { fsFailure } from './system-errors.js';
+import { isHardLinked } from './links.js';
 import { isTempName } from './write-names.js';
 
 export type WalkEntryType = 'file' | 'directory';
@@ -87,6 +90,8 @@ export interface WalkerOptions {
   readonly firstLevel?: (encodedName: string) => boolean;
   /** Where chunks are stat'ed ahead of the walk. Default: the process's shared pool. */
   readonly pool?: StatPool;
+  /** Whether files with more than one hard link are handed out; left out by default (see links.ts). */
+  readonly allowHardLinks?: boolean;
 }
 
 /** Where a walk stopped: the last entry returned, and whether the walk was about to descend into it. */
@@ -244,7 +249,7 @@ export class TreeWalker {
         let type: WalkEntryType;
         let descend = false;
         let stats: WalkStats;
-        if (kind === KIND_FILE) {
+        if (kind === KIND_FILE || (kind === KIND_LINKED_FILE && this.options.allowHardLinks === true)) {
           type = 'file';
           stats = statsAt(data, at);
         } else if (kind === KIND_DIRECTORY) {
@@ -513,7 +518,8 @@ export class TreeWalker {
       return undefined;
     }
     const stats = statSync(target, NO_THROW);
-    return stats !== undefined && (stats.isFile() || stats.isDirectory()) ? stats : undefined;
+    if (stats === undefined || !(stats.isFile() || stats.isDirectory())) return undefined;
+    return isHardLinked(stats) && this.options.allowHardLinks !== true ? undefined : stats;
   }
 
   /** Rebuilds the stack so the next entry is the one after `position`. */

@@ -15,6 +15,7 @@
  * - Missing parent directories are created one at a time, each relative to its parent's
  *   descriptor.
  * - The replaced file's permission bits are kept; a new file gets 0666 less the umask.
+ * - A file with more than one hard link is not replaced unless `allowHardLinks` (links.ts).
  */
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
@@ -31,6 +32,7 @@ import {
 import { openContainedHandle, resolveContained } from '@neuralis/package-system/paths';
 import type { Address } from './address.js';
 import { etagOf, microseconds } from './etag.js';
+import { refuseHardLink } from './links.js';
 import { withPathLock } from './path-lock.js';
 import { errnoOf, fsFailure } from './system-errors.js';
 import { newTempName } from './write-names.js';
@@ -40,6 +42,8 @@ export type WriteBody = Uint8Array | AsyncIterable<Uint8Array>;
 export interface AtomicWriteOptions {
   readonly ifMatch?: string;
   readonly createOnly?: boolean;
+  /** Whether a file with more than one hard link may be replaced (links.ts); refused by default. */
+  readonly allowHardLinks?: boolean;
 }
 
 const PROC_FD = '/proc/self/fd/';
@@ -90,6 +94,7 @@ function checkPreconditions(current: Stats | undefined, options: AtomicWriteOpti
     }
     if (current.isDirectory()) throw new IsADirectoryError('A folder exists at that path; a file cannot replace it.');
     if (!current.isFile()) throw new UnsupportedFileTypeError();
+    refuseHardLink(current, options.allowHardLinks === true);
   }
   if (options.ifMatch !== undefined && (current === undefined || etagOf(current) !== options.ifMatch)) {
     throw new PreconditionFailedError(

@@ -54,6 +54,7 @@ import type { HostRecord } from '../store/index.js';
 import { Access, type FsPlatform, type HostAccess, type Target } from './access.js';
 import { actorOf, checkCaller, mayUseHost, ownsRun, type CheckedCaller } from './caller.js';
 import { CatalogView, syncedReader } from './catalog-view.js';
+import { confinementOf } from './confinement.js';
 import { HostLiveness, probeReasonOf, within } from './liveness.js';
 import {
   copyExecRequest,
@@ -434,7 +435,8 @@ export class FsService {
    * Runs a command with `cwd` = a directory address. Needs `exec` at the cwd; then the loader's
    * entry check (every execRequires feature in the caller's session) and the cwd's path policy.
    * Only a port bound through the loader (its provenance matching the host) may run commands.
-   * `background` is refused: start detached runs with startRun (`unsupported` naming
+   * The port gets the caller's confinement plan (confinement.ts): what its sandbox lets the
+   * command see of the host. `background` is refused: start detached runs with startRun (`unsupported` naming
    * `background` when the kind has no detached runs).
    * Throws: permission_denied, invalid_uri, invalid_argument, not_found, not_a_directory,
    * unsupported, containment_violation, unavailable.
@@ -452,7 +454,8 @@ export class FsService {
       throw new InvalidArgumentError('exec runs in the foreground; start a detached run with startRun.', { details: { argument: 'background' } });
     }
     this.#requireProvenance(port, target.record);
-    return guardedCall(port, capabilities, 'exec', execRequest(copied, target), { session: who.session, ...(signal === undefined ? {} : { signal }) });
+    const confinement = confinementOf(target.permissions, this.#platform.paths.dataDir);
+    return guardedCall(port, capabilities, 'exec', execRequest(copied, target), { session: who.session, confinement, ...(signal === undefined ? {} : { signal }) });
   }
 
   /**
@@ -468,7 +471,8 @@ export class FsService {
     const { port, capabilities } = await this.#dispatch(target);
     assertCapability(port.kind, capabilities, 'detached.start');
     this.#requireProvenance(port, target.record);
-    const { runId } = await guardedCall(port, capabilities, 'detached.start', execRequest(copied, target), { session: who.session });
+    const confinement = confinementOf(target.permissions, this.#platform.paths.dataDir);
+    const { runId } = await guardedCall(port, capabilities, 'detached.start', execRequest(copied, target), { session: who.session, confinement });
     try {
       const owner = await this.#platform.store.detachedRuns.record({ runId, network: who.network, host: target.record.slug, userId: who.userId, agentId: who.agentId ?? null });
       return runView(owner);

@@ -22,6 +22,30 @@ export interface ExecRequest {
 export interface ExecContext {
   readonly session: SessionContext;
   readonly signal?: AbortSignal;
+  /**
+   * What the command may see of the source root, decided by the platform for this call. A
+   * connector that confines commands applies it; without one, the whole root is read-write.
+   */
+  readonly confinement?: ExecConfinement;
+}
+
+/**
+ * The confinement plan of one exec entry: the caller's rights at the root and at every path the
+ * host's permission tree names, and host paths that must not exist inside the command's view.
+ * Paths nobody names inherit from their nearest named ancestor, as in the tree.
+ */
+export interface ExecConfinement {
+  /** The root's entry (`path: ""`) is required; the others are source-relative decoded names joined by `/`. */
+  readonly paths: readonly ExecPathRights[];
+  /** Absolute host paths (the platform's data directory) hidden wherever they lie inside the root. */
+  readonly conceal?: readonly string[];
+}
+
+/** Rights at one path: no `read` hides it (writes included), `read` without `write` is read-only. */
+export interface ExecPathRights {
+  readonly path: string;
+  readonly read: boolean;
+  readonly write: boolean;
 }
 
 export interface ExecResult {

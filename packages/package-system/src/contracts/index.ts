@@ -30,6 +30,8 @@ export type {
 export type {
   ExecRequest,
   ExecContext,
+  ExecConfinement,
+  ExecPathRights,
   ExecResult,
   DetachedRunState,
   DetachedRunHandle,
