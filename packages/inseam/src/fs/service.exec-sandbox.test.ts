@@ -25,8 +25,20 @@ let files: string;
 let otherRoot: string;
 let platform: Platform;
 let fs: FsService;
-/** The issue's caller: an agent token with exec.machine and nothing else. */
-const agent = callerOf('ann', { agentId: 'helper', features: ['exec.machine'] });
+/**
+ * The issue's caller: an agent token with exec.machine, allowed to run commands in shell://scripts
+ * and to change the whole `shell` host — so what keeps it out below is the tree and the sandbox.
+ */
+const agent = callerOf('ann', {
+  agentId: 'helper',
+  features: ['exec.machine'],
+  grants: [
+    { right: 'exec', address: 'inseam://home/shell/scripts' },
+    { right: 'exec', address: 'inseam://home/outer' },
+    { right: 'write', address: 'inseam://home/shell' },
+    { right: 'delete', address: 'inseam://home/shell' },
+  ],
+});
 
 beforeAll(async () => {
   // The data directory lies inside the folder of host `home-folder`, as `inseam up --folder ~` would have it.
@@ -117,6 +129,39 @@ describe('exec through the filesystem service', () => {
     const result = await shell(`env; cat /proc/[0-9]*/environ 2>/dev/null; kill -0 ${process.pid} 2>&1; echo "[$?]"`);
     expect(result.stdout).not.toContain(SECRET_VALUE);
     expect(result.stdout).toMatch(/\[1\]\n$/);
+  });
+
+  it("writes, as an agent, only where the token's write and delete grants both reach", async () => {
+    const execOnly = callerOf('ann', { agentId: 'helper', features: ['exec.machine'], grants: [{ right: 'exec', address: 'inseam://home/shell/scripts' }] });
+    const writeOnly = callerOf('ann', {
+      agentId: 'helper',
+      features: ['exec.machine'],
+      grants: [
+        { right: 'exec', address: 'inseam://home/shell/scripts' },
+        { right: 'write', address: 'inseam://home/shell' },
+      ],
+    });
+    const outOnly = callerOf('ann', {
+      agentId: 'helper',
+      features: ['exec.machine'],
+      grants: [
+        { right: 'exec', address: 'inseam://home/shell/scripts' },
+        { right: 'write', address: 'inseam://home/shell/scripts/out' },
+        { right: 'delete', address: 'inseam://home/shell/scripts/out' },
+      ],
+    });
+    await mkdir(join(files, 'scripts', 'out'), { recursive: true });
+    for (const caller of [execOnly, writeOnly]) {
+      const result = await fs.exec(caller, { command: 'touch made; rm run.sh; echo "[$?]"', cwd: 'shell://scripts' });
+      expect(result.stdout).toBe('[1]\n');
+      expect(result.stderr).toMatch(/Read-only file system/);
+      expect(existsSync(join(files, 'scripts', 'made'))).toBe(false);
+      expect(existsSync(join(files, 'scripts', 'run.sh'))).toBe(true);
+    }
+    const result = await fs.exec(outOnly, { command: 'touch out/made && echo ok; touch made; echo "[$?]"', cwd: 'shell://scripts' });
+    expect(result.stdout).toBe('ok\n[1]\n');
+    expect(existsSync(join(files, 'scripts', 'out', 'made'))).toBe(true);
+    expect(existsSync(join(files, 'scripts', 'made'))).toBe(false);
   });
 
   it('refuses a cwd with ".." before anything runs', async () => {

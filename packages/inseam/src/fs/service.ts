@@ -454,7 +454,7 @@ export class FsService {
       throw new InvalidArgumentError('exec runs in the foreground; start a detached run with startRun.', { details: { argument: 'background' } });
     }
     this.#requireProvenance(port, target.record);
-    const confinement = confinementOf(target.permissions, this.#platform.paths.dataDir);
+    const confinement = confinementOf(target.permissions, this.#platform.paths.dataDir, who, target.address);
     return guardedCall(port, capabilities, 'exec', execRequest(copied, target), { session: who.session, confinement, ...(signal === undefined ? {} : { signal }) });
   }
 
@@ -471,7 +471,7 @@ export class FsService {
     const { port, capabilities } = await this.#dispatch(target);
     assertCapability(port.kind, capabilities, 'detached.start');
     this.#requireProvenance(port, target.record);
-    const confinement = confinementOf(target.permissions, this.#platform.paths.dataDir);
+    const confinement = confinementOf(target.permissions, this.#platform.paths.dataDir, who, target.address);
     const { runId } = await guardedCall(port, capabilities, 'detached.start', execRequest(copied, target), { session: who.session, confinement });
     try {
       const owner = await this.#platform.store.detachedRuns.record({ runId, network: who.network, host: target.record.slug, userId: who.userId, agentId: who.agentId ?? null });
