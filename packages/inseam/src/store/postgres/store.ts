@@ -11,13 +11,14 @@
  */
 import type pg from 'pg';
 import type { SchemaComponent } from '../sqlite/migrations.js';
-import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
+import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, SessionStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
 import { PostgresCatalogStore } from './catalog.js';
 import { Db, attempt, createPool, storeError, type PostgresPoolOptions } from './database.js';
 import { PostgresDetachedRunStore } from './detached-runs.js';
 import { migrate } from './migrations.js';
 import { PostgresHostStore, PostgresNetworkStore } from './networks.js';
 import { POSTGRES_STORE_SCHEMA } from './schema.js';
+import { PostgresSessionStore } from './sessions.js';
 import { PostgresTokenStore } from './tokens.js';
 import { PostgresTrialStore } from './trials.js';
 import { PostgresWebhookKeyStore } from './webhook-keys.js';
@@ -49,6 +50,7 @@ function parts(db: Db): Omit<Store, 'close'> {
     trials: new PostgresTrialStore(db),
     detachedRuns: new PostgresDetachedRunStore(db),
     tokens: new PostgresTokenStore(db),
+    sessions: new PostgresSessionStore(db),
   };
 }
 
@@ -62,13 +64,14 @@ export class PostgresStore implements Store {
   readonly trials: TrialStore;
   readonly detachedRuns: DetachedRunStore;
   readonly tokens: TokenStore;
+  readonly sessions: SessionStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.database = Db.onPool(pool, () => this.#closed);
-    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens } = parts(this.database));
+    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, sessions: this.sessions } = parts(this.database));
   }
 
   /**

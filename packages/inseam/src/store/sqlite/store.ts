@@ -15,6 +15,7 @@ import { SqliteDetachedRunStore } from './detached-runs.js';
 import { migrate, type SchemaComponent } from './migrations.js';
 import { SqliteHostStore, SqliteNetworkStore } from './networks.js';
 import { STORE_SCHEMA } from './schema.js';
+import { SqliteSessionStore } from './sessions.js';
 import { SqliteTokenStore } from './tokens.js';
 import { SqliteTrialStore } from './trials.js';
 import { SqliteWebhookKeyStore } from './webhook-keys.js';
@@ -37,6 +38,7 @@ export class SqliteStore implements Store {
   readonly trials: SqliteTrialStore;
   readonly detachedRuns: SqliteDetachedRunStore;
   readonly tokens: SqliteTokenStore;
+  readonly sessions: SqliteSessionStore;
   readonly #owned: boolean;
 
   private constructor(database: SqliteDatabase, owned: boolean) {
@@ -49,6 +51,7 @@ export class SqliteStore implements Store {
     this.trials = new SqliteTrialStore(database);
     this.detachedRuns = new SqliteDetachedRunStore(database);
     this.tokens = new SqliteTokenStore(database);
+    this.sessions = new SqliteSessionStore(database);
   }
 
   /**
