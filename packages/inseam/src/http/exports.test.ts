@@ -16,6 +16,8 @@ describe('the http and connectors surfaces', () => {
         'HTTP_STATUS',
         'HttpError',
         'NETWORK_HEADER',
+        'SIGNIN_CODE_TTL_MS',
+        'SessionService',
         'TokenService',
         'WebhookKeys',
         'authenticate',
@@ -34,6 +36,7 @@ describe('the http and connectors surfaces', () => {
         'renderError',
         'requireFeature',
         'requireWebhooks',
+        'signInPath',
         'tokenView',
       ].sort(),
     );

@@ -13,6 +13,7 @@ import type { Platform } from '../platform/index.js';
 import { authenticate, callerOf, networkOf, requireFeature, type Principal } from './auth.js';
 import { HttpError } from './errors.js';
 import type { OAuthSessions } from './routes/oauth.js';
+import type { SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
 import type { WebhookKeys } from './webhook-keys.js';
 
@@ -24,6 +25,8 @@ export interface ApiServices {
   readonly fs: FsService;
   readonly connectors: ConnectorLifecycle;
   readonly tokens: TokenService;
+  /** The web page's sign-in codes and sessions (sessions.ts). */
+  readonly sessions: SessionService;
   /** Hosts' webhook keys (routes/hooks.ts). */
   readonly webhookKeys: WebhookKeys;
   /** The largest body `PUT /v1/fs/write` accepts, in bytes. */
@@ -118,7 +121,7 @@ function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices):
         }
       : {}),
     handler: async (request, reply) => {
-      const principal = spec.public === true ? undefined : await authenticate(request.headers.authorization, services.tokens);
+      const principal = spec.public === true ? undefined : await authenticate(request.headers.authorization, services.tokens, services.sessions);
       if (principal !== undefined && spec.feature !== undefined) requireFeature(principal, spec.feature);
       const call: Call = {
         request,
