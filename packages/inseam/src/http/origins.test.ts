@@ -103,7 +103,7 @@ describe('Origin: only the server\'s own page may drive it', () => {
     // The GET stream too: a page elsewhere cannot listen.
     refused(await call(api, 'GET', '/mcp', { token: api.admin, headers: { accept: 'text/event-stream', origin: 'http://evil.example' } }), 'origin_not_allowed');
     // The server's own origin, and no Origin at all (an MCP client that is not a browser), open sessions.
-    for (const headers of [{ origin: api.url }, {}]) {
+    for (const headers of [{ origin: api.url }, {}] as Record<string, string>[]) {
       const answer = await call(api, 'POST', '/mcp', { token: api.admin, body: initialize, headers: { 'content-type': 'application/json', ...MCP_HEADERS, ...headers } });
       expect(answer.status, answer.text).toBe(200);
       expect(answer.headers['mcp-session-id']).toEqual(expect.any(String));
