@@ -33,6 +33,7 @@ describe('the http and connectors surfaces', () => {
         'networkOf',
         'parseIfMatch',
         'parseRange',
+        'publicOrigin',
         'renderError',
         'requireFeature',
         'requireWebhooks',

@@ -8,6 +8,7 @@ export type { ErrorBody, HttpOnlyCode, WireCode } from './errors.js';
 export { TokenService, API_FEATURES, ADMIN_FEATURES, hashToken, looksLikeToken, tokenView } from './tokens.js';
 export type { TokenInput, CreatedToken, TokenView } from './tokens.js';
 export { SessionService, SIGNIN_CODE_TTL_MS, signInPath } from './sessions.js';
+export { publicOrigin } from './origins.js';
 export type { SessionView, SignInCode, StartedSession } from './sessions.js';
 export { authenticate, callerOf, networkOf, requireFeature, NETWORK_HEADER } from './auth.js';
 export type { Principal } from './auth.js';
