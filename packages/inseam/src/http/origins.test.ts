@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicOrigin } from './origins.js';
+import { publicOrigin, requestGuard } from './origins.js';
 import { SessionService } from './sessions.js';
 import { call, q, startApi, type Api, type Answer } from './__fixtures__/api.js';
 
@@ -144,6 +144,35 @@ describe('Origin: only the server\'s own page may drive it', () => {
     const preflight = await call(api, 'OPTIONS', '/v1/hosts', { headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
     refused(preflight, 'origin_not_allowed');
     expect(Object.keys(preflight.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  });
+});
+
+describe('the names of the connection\'s own end', () => {
+  // The guard reads only these fields; a server bound to every address (`--host 0.0.0.0`, `::`) sees each connection's real local address here.
+  const guard = requestGuard();
+  const verdict = (localAddress: string, host: string): string => {
+    try {
+      guard({ headers: { host }, method: 'GET', url: '/v1/hosts', raw: { socket: { localAddress, localPort: 7341 } } } as never);
+      return 'ok';
+    } catch (error) {
+      return (error as { details: { reason: string } }).details.reason;
+    }
+  };
+
+  it('takes loopback names only on a loopback connection, and an address literal as itself', () => {
+    expect(verdict('::ffff:127.0.0.1', 'localhost:7341')).toBe('ok');
+    expect(verdict('::ffff:127.0.0.1', '127.0.0.1:7341')).toBe('ok');
+    expect(verdict('::1', '[::1]:7341')).toBe('ok');
+    expect(verdict('::1', 'localhost:7341')).toBe('ok');
+    expect(verdict('127.0.0.5', '127.0.0.5:7341')).toBe('ok');
+    expect(verdict('192.168.1.5', '192.168.1.5:7341')).toBe('ok');
+    expect(verdict('::ffff:192.168.1.5', '192.168.1.5:7341')).toBe('ok');
+    expect(verdict('fe80::1', '[fe80::1]:7341')).toBe('ok');
+    // A LAN connection is not a loopback one, and a machine name needs --public-url.
+    expect(verdict('192.168.1.5', 'localhost:7341')).toBe('host_not_allowed');
+    expect(verdict('192.168.1.5', 'box.lan:7341')).toBe('host_not_allowed');
+    expect(verdict('192.168.1.5', '192.168.1.6:7341')).toBe('host_not_allowed');
+    expect(verdict('::ffff:127.0.0.1', 'localhost:7342')).toBe('host_not_allowed');
   });
 });
 
