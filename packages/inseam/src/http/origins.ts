@@ -27,6 +27,11 @@ const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 const READS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 const MCP_PATH = /^\/mcp(?:[/?]|$)/;
 
+/** Whether a request URL is the MCP endpoint's (`/mcp`, with or without a query). */
+export function isMcpPath(url: string): boolean {
+  return MCP_PATH.test(url);
+}
+
 /**
  * The origin (`scheme://host[:port]`) of a `--public-url`. Throws `invalid_argument` unless it is
  * an http(s) URL with nothing after the host but `/`.
@@ -67,7 +72,7 @@ export function requestGuard(options: { readonly publicUrl?: string } = {}): Req
       });
     }
     const origin = request.headers.origin;
-    if (origin === undefined || (READS.has(request.method) && !MCP_PATH.test(request.url))) return;
+    if (origin === undefined || (READS.has(request.method) && !isMcpPath(request.url))) return;
     if (origin !== publicAt && !ownOrigin(origin, own)) {
       throw new HttpError('permission_denied', 'A page of another origin may not call this server; only its own web page may.', { details: { reason: 'origin_not_allowed' } });
     }

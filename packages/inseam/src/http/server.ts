@@ -31,7 +31,7 @@ import { authenticate, callerOf, networkOf } from './auth.js';
 import { clientErrorAnswer, handleError, HttpError } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
-import { requestGuard } from './origins.js';
+import { isMcpPath, requestGuard } from './origins.js';
 import { registerRoutes, type ApiServices, type RouteSpec } from './route.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { execRoutes } from './routes/exec.js';
@@ -82,7 +82,7 @@ const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, al
 
 /** Requests whose answer is a stream that lasts as long as the client wants: the MCP endpoint's GET (server-sent events). Shutdown does not wait for them. */
 function isEventStream(request: FastifyRequest): boolean {
-  return request.method === 'GET' && (request.url === '/mcp' || request.url.startsWith('/mcp?'));
+  return request.method === 'GET' && isMcpPath(request.url);
 }
 
 /** The API's route table (without the OpenAPI route itself). */

@@ -36,7 +36,7 @@ describe('opening and migrations', () => {
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
     expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 2, catalog: 1, trial: 1, 'detached-run': 1, token: 1, 'webhook-key': 1 });
+    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 2, catalog: 1, trial: 1, 'detached-run': 1, token: 1, 'webhook-key': 1, session: 1 });
     await store.close();
     const again = SqliteStore.open({ path });
     const rows = again.database.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number };
