@@ -19,7 +19,7 @@
  * without coercion (query strings, path parameters and headers are text, and are coerced).
  */
 import { Server as NetServer } from 'node:net';
-import { Ajv, type Options as AjvOptions } from 'ajv';
+import type { Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { PermissionDeniedError, UnavailableError } from '@neuralis/package-system/contracts';
 import { ConnectorLifecycle } from '../connectors/index.js';
@@ -117,6 +117,8 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
     },
   });
   // Bodies are JSON a client typed: `kind: ["fs"]` or `slug: 123` is refused, never turned into a string. Query strings, path parameters and headers are text: their numbers, booleans and repeated parameters are read from it.
+  // Loaded here, not with the module: commands that import the HTTP layer without serving need none of it.
+  const { Ajv } = await import('ajv');
   const bodies = new Ajv(AJV_OPTIONS);
   const texts = new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies : texts).compile(schema));
