@@ -16,13 +16,17 @@ import type { Caller } from '../fs/index.js';
 import type { Grant } from '../fs/grants.js';
 import type { Store } from '../store/index.js';
 import { unauthenticated } from './errors.js';
+import { looksLikeSession, type SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
 
 /** The header a token for every network names the network with. */
 export const NETWORK_HEADER = 'inseam-network';
 
 export interface Principal {
+  /** The token's id, or the web session's (`ses_…`). */
   readonly tokenId: string;
+  /** What the bearer secret is: an API token, or a web session a sign-in code became (sessions.ts). */
+  readonly credential: 'token' | 'session';
   readonly userId: string;
   readonly agentId: string | null;
   /** The network the token is limited to; null: any. */
@@ -33,19 +37,36 @@ export interface Principal {
 }
 
 /**
- * The principal of a request. Throws the 401 `unauthenticated` error for a missing or malformed
- * header and for a token that is unknown, revoked or expired (one message for all, so a probe
- * learns nothing about which).
+ * The principal of a request: an API token, or a web session (with `sessions`). Throws the 401
+ * `unauthenticated` error for a missing or malformed header and for a token or session that is
+ * unknown, revoked or expired (one message for all, so a probe learns nothing about which).
  */
-export async function authenticate(header: string | undefined, tokens: TokenService): Promise<Principal> {
+const NO_GRANTS: readonly Grant[] = Object.freeze([]);
+
+export async function authenticate(header: string | undefined, tokens: TokenService, sessions?: SessionService): Promise<Principal> {
   if (header === undefined || header === '') {
     throw unauthenticated('This call needs an API token: send `Authorization: Bearer <token>` (make one with `inseam token create`).', 'missing_token');
   }
-  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
-  const record = match === null ? null : await tokens.verify(match[1]!);
+  const secret = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header)?.[1];
+  if (secret !== undefined && sessions !== undefined && looksLikeSession(secret)) {
+    const session = await sessions.verify(secret);
+    if (session === null) throw unauthenticated('The sign-in session has ended (it expired or was signed out); sign in again with a new link from `inseam signin`.', 'session_ended');
+    return Object.freeze({
+      tokenId: session.id,
+      credential: 'session',
+      userId: session.userId,
+      agentId: null,
+      network: null,
+      features: Object.freeze(new Set(session.features)) as ReadonlySet<string>,
+      // A session is a person's: the host's tree alone decides, as for a person's token.
+      grants: NO_GRANTS,
+    });
+  }
+  const record = secret === undefined ? null : await tokens.verify(secret);
   if (record === null) throw unauthenticated('The API token is not valid: it is malformed, unknown, revoked or expired.', 'invalid_token');
   return Object.freeze({
     tokenId: record.id,
+    credential: 'token',
     userId: record.userId,
     agentId: record.agentId,
     network: record.network,

@@ -8,6 +8,7 @@ import { ERROR_CODES, RateLimitedError, NotFoundError } from '@neuralis/package-
 import { HTTP_ONLY_CODES, HTTP_STATUS, renderError } from './errors.js';
 
 const DOC = readFileSync(new URL('../../../../docs/http.md', import.meta.url), 'utf8');
+const ERRORS_DOC = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
 
 describe('error statuses', () => {
   it('maps every code, and docs/http.md lists each with the same status', () => {
@@ -16,6 +17,11 @@ describe('error statuses', () => {
     const codes = [...ERROR_CODES, ...HTTP_ONLY_CODES];
     expect([...documented.keys()].sort()).toEqual([...codes].sort());
     for (const code of codes) expect(documented.get(code), code).toBe(HTTP_STATUS[code]);
+  });
+
+  it('docs/errors.md names exactly the HTTP-only codes', () => {
+    const sentence = /HTTP API adds \w+ codes of its own[^.]*\./s.exec(ERRORS_DOC)?.[0] ?? '';
+    expect([...sentence.matchAll(/`([a-z_]+)` \(\d{3}\)/g)].map((match) => match[1]).sort()).toEqual([...HTTP_ONLY_CODES].sort());
   });
 
   it('renders a typed error as its code, message and details', () => {

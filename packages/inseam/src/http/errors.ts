@@ -3,15 +3,21 @@
  *
  *   { "error": { "code": "<a code of docs/errors.md>", "message": "…", "details": { … } } }
  *
- * with the HTTP status its code maps to (HTTP_STATUS; docs/http.md has the table). Two codes exist
- * only on the wire: `unauthenticated` (401: no, a malformed, an unknown, a revoked or an expired
- * token) and `internal` (500: a bug; the cause is logged with the request id, never sent).
+ * with the HTTP status its code maps to (HTTP_STATUS; docs/http.md has the table). Three codes
+ * exist only on the wire: `unauthenticated` (401: no, a malformed, an unknown, a revoked or an
+ * expired token), `unsupported_media_type` (415: a body of a type the route does not take) and
+ * `internal` (500: a bug; the cause is logged with the request id, never sent).
+ *
+ * Every refusal takes this form — the server's own, Fastify's (routing, body parsing, validation)
+ * and Node's HTTP parser's (clientErrorAnswer) — and none repeats the URL, a header or the body,
+ * any of which may carry a secret.
  */
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, isConnectorError, type ErrorCode, type ErrorDetails } from '@neuralis/package-system/contracts';
 
 /** The codes only the HTTP surface answers with. */
-export const HTTP_ONLY_CODES = ['unauthenticated', 'internal'] as const;
+export const HTTP_ONLY_CODES = ['unauthenticated', 'unsupported_media_type', 'internal'] as const;
 export type HttpOnlyCode = (typeof HTTP_ONLY_CODES)[number];
 export type WireCode = ErrorCode | HttpOnlyCode;
 
@@ -48,6 +54,7 @@ export const HTTP_STATUS: Readonly<Record<WireCode, number>> = Object.freeze({
   description_invalid: 400,
   scope_invalid: 400,
   unauthenticated: 401,
+  unsupported_media_type: 415,
   internal: 500,
 });
 
@@ -106,8 +113,10 @@ export function renderError(error: unknown, requestId: string): Rendered {
     return { status: 400, body: body('invalid_argument', message, { argument }), headers: {}, unexpected: false };
   }
   if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500 && typeof fastify.code === 'string' && fastify.code.startsWith('FST_')) {
-    if (fastify.statusCode === 413) return { status: 413, body: body('too_large', 'The request body is larger than this route accepts.', { reason: 'body_too_large' }), headers: {}, unexpected: false };
-    return { status: fastify.statusCode, body: body('invalid_argument', fastify.message ?? 'The request is malformed.', { reason: fastify.code.toLowerCase() }), headers: {}, unexpected: false };
+    // Fastify's own messages repeat the URL or the media type the client sent: each gets one of ours.
+    const known = FASTIFY_REFUSALS[fastify.code];
+    if (known !== undefined) return { status: known.status ?? HTTP_STATUS[known.code], body: body(known.code, known.message, known.details), headers: {}, unexpected: false };
+    return { status: fastify.statusCode, body: body('invalid_argument', 'The request is malformed.', { reason: fastify.code.toLowerCase() }), headers: {}, unexpected: false };
   }
   return {
     status: 500,
@@ -115,6 +124,40 @@ export function renderError(error: unknown, requestId: string): Rendered {
     headers: {},
     unexpected: true,
   };
+}
+
+interface Refusal {
+  readonly code: WireCode;
+  readonly status?: number;
+  readonly message: string;
+  readonly details: ErrorDetails;
+}
+
+/** Fastify's refusals before a handler runs, by its error code. */
+const FASTIFY_REFUSALS: Readonly<Record<string, Refusal>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'too_large', message: 'The request body is larger than this route accepts.', details: { reason: 'body_too_large' } },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_media_type',
+    message: 'This route takes a JSON body: send it with `Content-Type: application/json`.',
+    details: { argument: 'content-type', accepted: ['application/json'] },
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_argument', message: 'The body is empty; send a JSON object.', details: { argument: 'body', reason: 'empty_json_body' } },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_argument', message: 'The body is not as long as its Content-Length says.', details: { argument: 'content-length', reason: 'content_length_mismatch' } },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'too_large', status: 414, message: 'A part of the URL\'s path is longer than the server accepts (100 characters).', details: { reason: 'path_parameter_too_long' } },
+  FST_ERR_BAD_URL: { code: 'invalid_argument', message: 'The URL\'s path is malformed (a broken percent-encoding).', details: { reason: 'bad_url' } },
+};
+
+/** The bytes of a whole HTTP answer to a request Node's parser refused (Fastify's `clientErrorHandler`): the envelope, then the connection closes. */
+export function clientErrorAnswer(error: { readonly code?: unknown }): string {
+  const refusal: Refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? { code: 'too_large', status: 431, message: 'The request line and headers are larger than the server accepts (16 KiB); send long values in a body.', details: { reason: 'headers_too_large' } }
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? { code: 'timeout', status: 408, message: 'The request did not arrive in time.', details: { reason: 'request_timeout' } }
+        : { code: 'invalid_argument', message: 'The request is not valid HTTP/1.1.', details: { reason: 'malformed_request' } };
+  const status = refusal.status ?? HTTP_STATUS[refusal.code];
+  const text = JSON.stringify(body(refusal.code, refusal.message, refusal.details));
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
 }
 
 /** Fastify's error handler: logs bugs, answers the JSON error. */

@@ -8,6 +8,9 @@ export { HTTP_STATUS, HTTP_ONLY_CODES, DEFAULT_RETRY_AFTER_SECONDS, HttpError, r
 export type { ErrorBody, HttpOnlyCode, WireCode } from './errors.js';
 export { TokenService, ADMIN_FEATURES, hashToken, looksLikeToken, tokenView } from './tokens.js';
 export type { TokenInput, CreatedToken, TokenView } from './tokens.js';
+export { SessionService, SIGNIN_CODE_TTL_MS, signInPath } from './sessions.js';
+export { publicOrigin } from './origins.js';
+export type { SessionView, SignInCode, StartedSession } from './sessions.js';
 export { authenticate, callerOf, networkOf, NETWORK_HEADER } from './auth.js';
 export type { Principal } from './auth.js';
 export { parseRange, formatEtag, parseIfMatch } from './headers.js';

@@ -15,6 +15,7 @@ import type { Platform } from '../platform/index.js';
 import { authenticate, callerOf, networkOf, type Principal } from './auth.js';
 import { HttpError } from './errors.js';
 import type { OAuthSessions } from './routes/oauth.js';
+import type { SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
 import type { WebhookKeys } from './webhook-keys.js';
 
@@ -26,6 +27,8 @@ export interface ApiServices {
   readonly fs: FsService;
   readonly connectors: ConnectorLifecycle;
   readonly tokens: TokenService;
+  /** The web page's sign-in codes and sessions (sessions.ts). */
+  readonly sessions: SessionService;
   /** Hosts' webhook keys (routes/hooks.ts). */
   readonly webhookKeys: WebhookKeys;
   /** The largest body `PUT /v1/fs/write` accepts, in bytes. */
@@ -121,7 +124,7 @@ function addRoute(app: FastifyInstance, spec: RouteSpec, services: ApiServices):
     // read or validated: a caller without the right learns nothing about the route's inputs.
     onRequest: async (request: FastifyRequest) => {
       if (rule?.public === true) return;
-      const principal = await authenticate(request.headers.authorization, services.tokens);
+      const principal = await authenticate(request.headers.authorization, services.tokens, services.sessions);
       const refused = refusal(rule, principal, 'This call');
       if (refused !== null) throw refused;
       principals.set(request, principal);

@@ -9,8 +9,17 @@
  *   await app.close();        // stops accepting, finishes requests in flight
  *   await platform.close();   // pauses crawls at a checkpoint, closes the store
  *
- * Requests that arrive once closing began are answered 503 `unavailable`.
+ * Closing: new connections are refused at once, but connections already open stay open while the
+ * requests in flight finish, and a request that arrives on one then is answered 503 `unavailable`
+ * with `Connection: close` — a load balancer or an agent with a kept-alive connection gets an
+ * answer it can act on rather than a reset. Then the idle connections are closed.
+ *
+ * Every request is checked for its Host and Origin first (origins.ts); every refusal is the
+ * error envelope (errors.ts), request bodies are parsed strictly (json-body.ts) and validated
+ * without coercion (query strings, path parameters and headers are text, and are coerced).
  */
+import { Server as NetServer } from 'node:net';
+import type { Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { PermissionDeniedError, UnavailableError } from '@neuralis/package-system/contracts';
 import { ConnectorLifecycle } from '../connectors/index.js';
@@ -19,8 +28,10 @@ import { FsService, type Caller } from '../fs/index.js';
 import type { McpRouteOptions } from '../mcp/index.js';
 import type { Platform } from '../platform/index.js';
 import { authenticate, callerOf, networkOf } from './auth.js';
-import { handleError, HttpError } from './errors.js';
+import { clientErrorAnswer, handleError, HttpError } from './errors.js';
+import { parseJsonBody } from './json-body.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
+import { isMcpPath, requestGuard } from './origins.js';
 import { registerRoutes, type ApiServices, type RouteSpec } from './route.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { execRoutes } from './routes/exec.js';
@@ -28,6 +39,8 @@ import { fsRoutes } from './routes/fs.js';
 import { hookRoutes } from './routes/hooks.js';
 import { hostRoutes } from './routes/hosts.js';
 import { OAuthSessions, oauthRoutes } from './routes/oauth.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { SessionService } from './sessions.js';
 import { TokenService } from './tokens.js';
 import { WebhookKeys } from './webhook-keys.js';
 import { registerWebPage } from '../web/assets.js';
@@ -44,6 +57,8 @@ export interface HttpServerOptions {
   readonly connectors?: ConnectorLifecycle;
   /** Default: tokens in the platform's store. */
   readonly tokens?: TokenService;
+  /** Default: the web page's sign-in codes and sessions in the platform's store. */
+  readonly sessions?: SessionService;
   /** The largest body a write accepts, in bytes. Default 64 MiB. */
   readonly maxWriteBytes?: number;
   /** Fastify's logger option; default off. */
@@ -55,10 +70,23 @@ export interface HttpServerOptions {
    * platform's) and the redirect URI (default `<origin of the request>/v1/oauth/callback`).
    */
   readonly oauth?: { readonly credentials?: HostCredentials; readonly redirectUri?: string };
+  /**
+   * The address people reach the server at when it is not one it listens on (a reverse proxy, a
+   * DNS name): its host is accepted in `Host` and its origin in `Origin` (origins.ts).
+   */
+  readonly publicUrl?: string;
+}
+
+/** Ajv as Fastify configures it, but never removing a misspelt field (it is refused) and never coercing a body. */
+const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, addUsedSchema: false, coerceTypes: false };
+
+/** Requests whose answer is a stream that lasts as long as the client wants: the MCP endpoint's GET (server-sent events). Shutdown does not wait for them. */
+function isEventStream(request: FastifyRequest): boolean {
+  return request.method === 'GET' && isMcpPath(request.url);
 }
 
 /** The API's route table (without the OpenAPI route itself). */
-export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...hookRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...oauthRoutes];
+export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...hookRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...oauthRoutes, ...sessionRoutes];
 
 export async function createServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const services: ApiServices = {
@@ -66,6 +94,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
     fs: options.fs ?? new FsService(options.platform),
     connectors: options.connectors ?? new ConnectorLifecycle(options.platform),
     tokens: options.tokens ?? new TokenService(options.platform.store.tokens),
+    sessions: options.sessions ?? new SessionService(options.platform.store.sessions),
     webhookKeys: new WebhookKeys(options.platform.store.webhookKeys),
     maxWriteBytes: options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES,
     oauth: new OAuthSessions({
@@ -73,20 +102,58 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
       ...(options.oauth?.redirectUri === undefined ? {} : { redirectUri: options.oauth.redirectUri }),
     }),
   };
+  const guard = requestGuard(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl });
   const app = Fastify({
     logger: options.logger ?? false,
-    // A misspelt field is refused, never silently dropped; query numbers are coerced.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     return503OnClosing: false,
+    // Routing refusals (a path parameter over the limit, a broken percent-encoding) and the HTTP parser's (headers over 16 KiB) get the envelope too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    clientErrorHandler: (error, socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      // Not over an answer already under way on the connection.
+      const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      if (socket.writable && current?.headersSent !== true) socket.write(clientErrorAnswer(error));
+      socket.destroy(error);
+    },
   });
+  // Bodies are JSON a client typed: `kind: ["fs"]` or `slug: 123` is refused, never turned into a string. Query strings, path parameters and headers are text: their numbers, booleans and repeated parameters are read from it.
+  // Loaded here, not with the module: commands that import the HTTP layer without serving need none of it.
+  const { Ajv } = await import('ajv');
+  const bodies = new Ajv(AJV_OPTIONS);
+  const texts = new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies : texts).compile(schema));
+  // JSON only: a text/plain body (Fastify reads one by default) is 415 like any other type.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    let value: unknown;
+    try {
+      value = parseJsonBody(text as string);
+    } catch (error) {
+      done(error as Error, undefined);
+      return;
+    }
+    done(null, value);
+  });
+
   let closing = false;
-  app.addHook('preClose', (done) => {
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  app.addHook('preClose', async () => {
     closing = true;
     services.oauth.close();
-    done();
+    // No new connection from now on, but the open ones stay (http.Server's own close would end the idle ones at once): a request on one is answered 503 while the requests in flight finish.
+    if (app.server.listening) NetServer.prototype.close.call(app.server);
+    if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
   });
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (request, reply) => {
+    guard(request);
     if (closing) throw new UnavailableError('The server is shutting down; try again once it is back.', { details: { reason: 'shutting_down' } });
+    if (isEventStream(request)) return;
+    inFlight += 1;
+    reply.raw.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
   });
   // A keep-alive connection whose request finishes during shutdown must not hold the close open.
   app.addHook('onSend', async (_request, reply) => {
@@ -94,7 +161,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
   });
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    handleError(new HttpError('not_found', `There is no route ${request.method} ${request.url.split('?')[0] ?? ''}; see /v1/openapi.json.`, { details: { reason: 'no_route' } }), request, reply),
+    handleError(new HttpError('not_found', `There is no ${request.method} route at this path; see /v1/openapi.json for the routes.`, { details: { reason: 'no_route' } }), request, reply),
   );
 
   let document: OpenApiDocument | undefined;
@@ -128,7 +195,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
 async function mcpCaller(request: FastifyRequest, services: ApiServices): Promise<Caller> {
   let principal;
   try {
-    principal = await authenticate(request.headers.authorization, services.tokens);
+    principal = await authenticate(request.headers.authorization, services.tokens, services.sessions);
   } catch (error) {
     if (error instanceof HttpError) throw new PermissionDeniedError(error.message, { details: error.details });
     throw error;

@@ -69,6 +69,13 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** Whether two hex SHA-256 hashes are equal, compared in constant time (a lookup by hash is confirmed with it). */
+export function sameHash(stored: string, given: string): boolean {
+  const expected = Buffer.from(stored, 'hex');
+  const actual = Buffer.from(given, 'hex');
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
 /** Whether a string has the form of a token (not whether it is one). */
 export function looksLikeToken(value: string): boolean {
   return TOKEN_PATTERN.test(value);
@@ -121,10 +128,7 @@ export class TokenService {
     const hash = hashToken(secret);
     const now = this.#now();
     const record = await this.#store.findActive(hash, now);
-    if (record === null) return null;
-    const expected = Buffer.from(record.secretHash, 'hex');
-    const given = Buffer.from(hash, 'hex');
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+    if (record === null || !sameHash(record.secretHash, hash)) return null;
     const last = this.#touched.get(record.id) ?? record.lastUsedAt ?? 0;
     if (now - last >= TOUCH_INTERVAL_MS) {
       this.#touched.set(record.id, now);

@@ -10,6 +10,10 @@
  * `sessionIdleMs` without a request, and when the server closes; at most `maxSessions` live at
  * once (503 beyond).
  *
+ * Host and Origin are checked by the HTTP server before this handler runs (http/origins.ts): a
+ * request under another name, or from a page of another origin, is refused 403 as the MCP
+ * specification's Streamable HTTP transport requires, before a session exists.
+ *
  * Authentication is the HTTP server's: `authenticate(request)` resolves the bearer token to a
  * Caller or throws. An error carrying a 4xx `status` (the HTTP server's own) is answered with that
  * status and its headers; another typed refusal is 401 with `WWW-Authenticate: Bearer` and its

@@ -6,7 +6,8 @@
  * are checked by the same function (`featuresRule`).
  *
  * A rule holds when:
- * - `public`: always, without a token (the OAuth callback, webhook deliveries, the OpenAPI text);
+ * - `public`: always, without a token (the OAuth callback, webhook deliveries, the OpenAPI text,
+ *   exchanging a sign-in code);
  * - `features`: the session holds every one of them;
  * - `person`: the session is a person's (no agent acts through it);
  * - `grant`: the session is a person's, or an agent's whose token carries at least one grant of
@@ -99,6 +100,9 @@ export const ACTIONS = Object.freeze({
   'oauth.start': { features: HOSTS },
   'oauth.callback': { public: true },
   'oauth.flow': {},
+  // A one-time sign-in code is the credential: exchanging it needs no token.
+  'sessions.create': { public: true },
+  'sessions.end': {},
   'outbound.list': { features: OUTBOUND },
   'outbound.tools': { features: OUTBOUND },
   'outbound.call': { features: OUTBOUND },

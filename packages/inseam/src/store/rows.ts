@@ -5,7 +5,7 @@
  */
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
-import type { ContentState, CrawlMode, CrawlPhase, CrawlRunRecord, CrawlRunState, DetachedRunOwnership, EntryDecision, EntryRecord, EntryState, HostRecord, NetworkRecord, TokenGrant, TokenRecord, TrialRecord } from './types.js';
+import type { ContentState, CrawlMode, CrawlPhase, CrawlRunRecord, CrawlRunState, DetachedRunOwnership, EntryDecision, EntryRecord, EntryState, HostRecord, NetworkRecord, SessionRecord, TokenGrant, TokenRecord, TrialRecord } from './types.js';
 
 /** JSON text as its value; null stays null. */
 function parseJson<T>(text: string | null): T | null {
@@ -242,6 +242,30 @@ export function toToken(row: TokenRow): TokenRecord {
     secretHash: row.secret_hash,
     scopes: JSON.parse(row.scopes) as string[],
     grants: JSON.parse(row.grants) as TokenGrant[],
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  features: string;
+  secret_hash: string;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export function toSession(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    features: JSON.parse(row.features) as string[],
+    secretHash: row.secret_hash,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,

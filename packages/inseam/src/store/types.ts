@@ -559,6 +559,54 @@ export interface TokenStore {
   revoke(id: string, now?: number): Promise<boolean>;
 }
 
+/* ------------------------------------------------------------------ sign-in codes and sessions */
+
+/**
+ * A sign-in code: the one-time secret of a sign-in link (`/#code=…`), exchanged once, before it
+ * expires, for a session. Only its hash is kept.
+ */
+export interface SignInCodeInput {
+  /** SHA-256 (hex) of the code. */
+  readonly codeHash: string;
+  /** Who the session it becomes acts as, with which features. */
+  readonly userId: string;
+  readonly features: readonly string[];
+  readonly expiresAt: number;
+}
+
+/** A web session: a short-lived bearer secret a sign-in code was exchanged for. Only its hash is kept. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly features: readonly string[];
+  /** SHA-256 (hex) of the secret. */
+  readonly secretHash: string;
+  readonly createdAt: number;
+  /** When it stops working unless renewed (epoch ms). */
+  readonly expiresAt: number;
+  readonly lastUsedAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+export interface SessionStore {
+  /** Keeps a code's hash (and drops expired codes). Rejects with `already_exists` when the hash is taken. */
+  addCode(input: SignInCodeInput, now?: number): Promise<void>;
+  /**
+   * Spends the code with hash `codeHash` and makes a session of its user and features, in one
+   * step: of two redeems of one code, one gets the session and the other null. Null too for an
+   * unknown or expired code.
+   */
+  redeem(codeHash: string, session: Pick<SessionRecord, 'id' | 'secretHash' | 'expiresAt'>, now?: number): Promise<SessionRecord | null>;
+  /** The session whose secret hashes to `secretHash`, if it is neither revoked nor expired at `now`. */
+  findActive(secretHash: string, now?: number): Promise<SessionRecord | null>;
+  /** Records a use at `now` and moves the expiry to `expiresAt`; a revoked or expired session stays as it is. */
+  renew(id: string, expiresAt: number, now?: number): Promise<void>;
+  /** A user's sessions (ended ones too, for 30 days after they ended), newest first. */
+  listByUser(userId: string): Promise<SessionRecord[]>;
+  /** False when unknown or revoked already. */
+  revoke(id: string, now?: number): Promise<boolean>;
+}
+
 /* ------------------------------------------------------------------ the store */
 
 /* ------------------------------------------------------------------ webhook keys */
@@ -591,6 +639,7 @@ export interface Store {
   readonly detachedRuns: DetachedRunStore;
   readonly tokens: TokenStore;
   readonly vectors: VectorStore;
+  readonly sessions: SessionStore;
   /** Closes what the store opened. Calls after it reject with `unavailable`. */
   close(): Promise<void>;
 }

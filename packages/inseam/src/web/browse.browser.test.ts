@@ -33,7 +33,7 @@ afterAll(async () => {
 async function open(): Promise<WatchedPage> {
   const watched = await watchedPage(browser, server.url);
   pages.push(watched);
-  await signInByLink(watched.page, server.url, server.admin, '#/browse');
+  await signInByLink(watched.page, server, '#/browse');
   return watched;
 }
 

@@ -49,7 +49,7 @@ afterAll(async () => {
 describe('a submitted connector, from trial to its first crawl', () => {
   it('runs the trial from the page and shows each check and the origins used', async () => {
     const { page } = watched;
-    await signInByLink(page, server.url, server.admin, '#/connectors');
+    await signInByLink(page, server, '#/connectors');
     const item = page.locator(`.module-item[data-sha="${sha}"]`);
     await eventually(() => item.locator('[data-state]').textContent()).toBe('submitted');
     expect(await item.textContent()).toContain('by ann/helper');

@@ -41,7 +41,7 @@ afterAll(async () => {
 async function open(route: string): Promise<WatchedPage> {
   const watched = await watchedPage(browser, server.url);
   pages.push(watched);
-  await signInByLink(watched.page, server.url, server.admin, route);
+  await signInByLink(watched.page, server, route);
   return watched;
 }
 

@@ -1,11 +1,13 @@
 // The inseam web page: sign-in, the shell (network, navigation) and a hash router over four
 // views — hosts, add a host, browse, connectors.
 //
-// Sign-in: the page needs an API token. `inseam up` prints a one-time sign-in link
-// (http://…/#token=…); the fragment never reaches the server, and the page moves the token to
-// sessionStorage and removes it from the address bar at once. A token can also be pasted into
-// the sign-in form. The token is sent as `Authorization: Bearer …` on every call and forgotten
-// when the tab closes or the person signs out.
+// Sign-in: `inseam up` (at every start) and `inseam signin` print a sign-in link, the page's
+// address with `#code=…`, whose code works once, for ten minutes. The fragment never reaches the
+// server; the page takes the code out of the address bar and history before anything else, and
+// exchanges it (POST /v1/sessions) for a session token that expires when unused. An API token can
+// also be pasted into the sign-in form. Either is kept in sessionStorage, sent as
+// `Authorization: Bearer …` on every call, and forgotten when the tab closes or the person signs
+// out (which ends a session on the server too).
 
 import { createApi } from './api.js';
 import { button, h, icon, replace } from './dom.js';
@@ -15,37 +17,85 @@ import { connectorsView } from './connectors.js';
 import { hostsView } from './hosts.js';
 
 const TOKEN_KEY = 'inseam:token';
+/** `session` when the token is a sign-in session's (it expires, and signing out ends it), else `token`. */
+const KIND_KEY = 'inseam:credential';
 const NETWORK_KEY = 'inseam:network';
+
+const NEW_LINK = 'Run “inseam signin” in a terminal for a new sign-in link, or paste an API token.';
 
 const root = document.getElementById('app');
 
 const session = {
   token: sessionStorage.getItem(TOKEN_KEY),
+  kind: sessionStorage.getItem(KIND_KEY) ?? 'token',
   network: sessionStorage.getItem(NETWORK_KEY),
   networks: [],
-  /** A call answered 401: the token was revoked or expired while the page was open. */
+  /** A call answered 401: the session ended or the token was revoked while the page was open. */
   expired() {
-    if (root.dataset.state === 'signed-in') signOut('Your token is no longer accepted (revoked or expired); sign in again.');
+    if (root.dataset.state !== 'signed-in') return;
+    forget(session.kind === 'session' ? `Your sign-in session has ended (12 hours unused, or signed out elsewhere). ${NEW_LINK}` : 'Your token is no longer accepted (revoked or expired); sign in again.');
   },
 };
 
 const api = createApi(session);
 
-/** A `#token=…` sign-in link: keep the token for this tab, and take it out of the address bar and history. */
-function takeTokenFromFragment() {
-  const match = /^#token=([^&]+)/.exec(location.hash);
-  if (match === null) return;
-  session.token = decodeURIComponent(match[1]);
-  sessionStorage.setItem(TOKEN_KEY, session.token);
+/**
+ * The sign-in code of a `#code=…` link, taken out of the address bar and history at once (the
+ * code works once, but a history entry should not hold it even so); null without one. An old
+ * `#token=…` link is taken out the same way and not used: a token never belongs in a URL.
+ */
+function takeCodeFromFragment() {
+  const match = /^#(code|token)=([^&]*)/.exec(location.hash);
+  if (match === null) return null;
   history.replaceState(null, '', `${location.pathname}${location.search}#/hosts`);
+  return match[1] === 'code' ? decodeURIComponent(match[2]) : '';
 }
 
-function signOut(message) {
+function remember(token, kind) {
+  session.token = token;
+  session.kind = kind;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  sessionStorage.setItem(KIND_KEY, kind);
+}
+
+/** Forgets the token in this tab and shows the sign-in form with `message`. */
+function forget(message) {
   session.token = null;
+  session.kind = 'token';
   sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(KIND_KEY);
   current?.dispose?.();
   current = null;
   showSignIn(message);
+}
+
+/** Sign out: a session is ended on the server as well, so its token stops working everywhere. */
+async function signOut() {
+  if (session.kind === 'session') {
+    try {
+      await api.request('DELETE', '/v1/session');
+    } catch {
+      // Unreachable server: the token is forgotten here all the same, and ends by itself.
+    }
+  }
+  forget(session.kind === 'session' ? 'Signed out; the session has ended.' : 'Signed out. The token was forgotten in this tab.');
+}
+
+/** Exchanges a sign-in code for a session and starts the page; the sign-in form with the reason when it cannot. */
+async function signInWithCode(code) {
+  if (code === '') {
+    forget('Sign-in links carry a one-time code, never a token: paste the token into the form instead.');
+    return;
+  }
+  let started;
+  try {
+    started = await api.post('/v1/sessions', { code });
+  } catch (failure) {
+    forget(failure.status === 401 ? `This sign-in link does not work: it was used already or has expired (links work once, for 10 minutes). ${NEW_LINK}` : failure.message);
+    return;
+  }
+  remember(started.token, 'session');
+  await boot();
 }
 
 /* ------------------------------------------------------------------ toasts */
@@ -80,11 +130,14 @@ function showSignIn(message) {
     h(
       'p',
       { id: 'token-help', class: 'help' },
-      '`inseam up` prints a sign-in link the first time it starts, and keeps the admin token in ',
+      h('code', { text: 'inseam up' }),
+      ' prints a one-time sign-in link each time it starts, and ',
+      h('code', { text: 'inseam signin' }),
+      ' prints another. Or paste the admin token from ',
       h('code', { text: '<data>/admin.token' }),
-      '. Make another with ',
+      ', or one from ',
       h('code', { text: 'inseam token create' }),
-      '. The token stays in this tab only.',
+      '. It stays in this tab only.',
     ),
   );
   form.addEventListener('submit', async (event) => {
@@ -99,9 +152,10 @@ function showSignIn(message) {
     }
     submit.disabled = true;
     session.token = token;
+    session.kind = 'token';
     try {
       await start();
-      sessionStorage.setItem(TOKEN_KEY, token);
+      remember(token, 'token');
     } catch (failure) {
       session.token = null;
       submit.disabled = false;
@@ -191,7 +245,7 @@ function shell() {
     nav,
     h('div', { class: 'spacer' }),
     h('div', { class: 'network-picker' }, h('label', { for: 'network', class: 'muted small', text: 'Network' }), networkSelect),
-    button('Sign out', { kind: 'ghost', iconName: 'logout', onClick: () => signOut('Signed out. The token was forgotten in this tab.') }),
+    button('Sign out', { kind: 'ghost', iconName: 'logout', onClick: () => void signOut() }),
   );
   replace(root, header, main, toasts);
   render();
@@ -208,16 +262,15 @@ async function start() {
 }
 
 window.addEventListener('hashchange', () => {
-  if (/^#token=/.test(location.hash)) {
-    takeTokenFromFragment();
-    void boot();
+  const code = takeCodeFromFragment();
+  if (code !== null) {
+    void signInWithCode(code);
     return;
   }
   if (root.dataset.state === 'signed-in') render();
 });
 
 async function boot() {
-  takeTokenFromFragment();
   if (!session.token) {
     showSignIn();
     return;
@@ -225,11 +278,13 @@ async function boot() {
   try {
     await start();
   } catch (error) {
-    if (error.status === 401) signOut('The saved token is no longer accepted; sign in again.');
+    if (error.status === 401) forget(session.kind === 'session' ? `Your sign-in session has ended. ${NEW_LINK}` : 'The saved token is no longer accepted; sign in again.');
     else {
       replace(root, h('main', { class: 'signin-page' }, h('div', { class: 'card narrow' }, h('h1', { text: 'The server did not answer' }), h('p', { text: error.message }), button('Try again', { kind: 'primary', onClick: () => void boot() }))));
     }
   }
 }
 
-void boot();
+const linked = takeCodeFromFragment();
+if (linked === null) void boot();
+else void signInWithCode(linked);

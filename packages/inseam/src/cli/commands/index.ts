@@ -9,6 +9,7 @@ import { registerMcpCommand } from './mcp.js';
 import { registerNetworkCommand } from './network.js';
 import { registerOAuthClientCommand } from './oauth-client.js';
 import { registerSearchCommand } from './search.js';
+import { registerSigninCommand } from './signin.js';
 import { registerStatusCommand } from './status.js';
 import { registerDataOption } from './support.js';
 import { registerTrialCommand } from './trial.js';
@@ -29,6 +30,7 @@ export function registerCommands(program: Command, io: CliIo): void {
   registerTrialCommand(program, io);
   registerConnectorCommands(program, io);
   registerTokenCommand(program, io);
+  registerSigninCommand(program, io);
   registerOAuthClientCommand(program, io);
   registerMcpCommand(program, io);
 }

@@ -2,10 +2,11 @@
  * `inseam up --store postgres://…`: the same server over a shared PostgreSQL store. A child
  * process on a throwaway cluster serves /v1 and /mcp, crawls and searches with everything in the
  * database (nothing in an embedded file), and a second start — this time through
- * INSEAM_DATABASE_URL, from another data directory holding only the same master key — sees it all.
+ * INSEAM_DATABASE_URL, from another data directory holding only the same master key — sees it all,
+ * and accepts sign-in codes written into the database by `inseam signin` elsewhere.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, readdir } from 'node:fs/promises';
+import { copyFile, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -52,6 +53,23 @@ function startUp(global: readonly string[], up: readonly string[], env: Record<s
   });
 }
 
+/** `inseam <args…>` to its end. */
+function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Exchanges a sign-in code at `base`, answering the status. */
+async function exchange(base: string, code: string): Promise<number> {
+  const answer = await request(`${base}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+  await answer.body.text();
+  return answer.statusCode;
+}
+
 async function get(base: string, path: string, token: string): Promise<{ status: number; json: unknown }> {
   const answer = await request(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: answer.statusCode, json: (await answer.body.json()) as unknown };
@@ -82,7 +100,8 @@ afterAll(async () => {
 describe('inseam up --store postgres://…', () => {
   it('serves, crawls and searches with its state in PostgreSQL, and another start on the same database sees it', async () => {
     const up = await startUp(['--data', dataDir, '--store', url], ['--folder', folder]);
-    const token = /Admin token[^\n]*\n {2}(inseam_[A-Za-z0-9_-]{43})\n/.exec(up.stdout())![1]!;
+    const token = (await readFile(join(dataDir, 'admin.token'), 'utf8')).trim();
+    expect(up.stdout()).not.toContain(token);
     expect(up.stdout()).not.toContain(url);
     const hosts = await get(up.base, '/v1/hosts', token);
     expect((hosts.json as { slug: string }[]).map((host) => host.slug)).toEqual(['files', 'pad', 'vector']);
@@ -119,6 +138,15 @@ describe('inseam up --store postgres://…', () => {
     await copyFile(join(dataDir, 'master.key'), join(otherDataDir, 'master.key'));
     const again = await startUp(['--data', otherDataDir], [], { INSEAM_DATABASE_URL: url });
     expect((await get(again.base, '/v1/hosts', token)).status).toBe(200);
+    // Its sign-in link, and one `inseam signin` writes into the shared database from the first data directory, both work there, once.
+    const printed = new RegExp(`${again.base.replace(/[.]/g, '\\.')}/#code=([A-Za-z0-9_-]{43})`).exec(again.stdout())![1]!;
+    const signin = await run(['--data', dataDir, '--store', url, 'signin', '--url', again.base]);
+    expect(signin.code, signin.stderr).toBe(0);
+    const written = new RegExp(`^${again.base.replace(/[.]/g, '\\.')}/#code=([A-Za-z0-9_-]{43})\n$`).exec(signin.stdout)![1]!;
+    for (const code of [printed, written]) {
+      expect(await exchange(again.base, code)).toBe(201);
+      expect(await exchange(again.base, code)).toBe(401);
+    }
     const found = (await get(again.base, `/v1/search?q=${encodeURIComponent('creme brulee')}`, token)).json as { hits: { address: string }[] };
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/caf%C3%A9.txt']);
     // A crawl asked for through the API is queued, not run in the request, and runs on the server's worker.

@@ -1,19 +1,22 @@
 /**
  * `inseam up` as a person runs it: a child process on a temp data directory, port 0. It prints a
- * working URL and an admin token (saved 0600), serves `/`, `/v1` and `/mcp`, finishes a request in
- * flight when SIGTERM arrives, exits 0, and a restart sees the same hosts and data.
+ * working URL and a one-time sign-in link (never the admin token, which it saves 0600), serves `/`,
+ * `/v1` and `/mcp`; on SIGTERM it refuses new connections, answers 503 on kept-alive ones and
+ * finishes the request in flight, exits 0, and a restart sees the same hosts and data.
+ * `inseam signin` in another process makes a link the running server accepts.
  *
  * The child runs the TypeScript sources through the crawl tests' module hooks (no build needed).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
+import { localUser } from './token.js';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const HOOKS = new URL('../../crawl/__fixtures__/ts-hooks.mjs', import.meta.url).href;
@@ -54,6 +57,45 @@ function startUp(dataDir: string, args: readonly string[] = []): Promise<Up> {
   });
 }
 
+/** Runs `inseam --data <dir> <args…>` to its end. */
+function inseam(dataDir: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, MAIN, '--data', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', HOME: dataDir } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+const TOKEN_SHAPE = /inseam_[A-Za-z0-9_-]{43}/;
+
+/** The sign-in link `up` printed, checked for its form. */
+function printedLink(up: Up): string {
+  const match = new RegExp(`\\n {2}(${up.base.replace(/[.]/g, '\\.')}/#code=[A-Za-z0-9_-]{43})\\n`).exec(up.stdout());
+  expect(match, up.stdout()).not.toBeNull();
+  return match![1]!;
+}
+
+/** Exchanges a sign-in link's code for a session, as the page does. */
+async function exchange(base: string, link: string): Promise<{ status: number; token?: string }> {
+  const answer = await request(`${base}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: link.split('#code=')[1] }) });
+  const body = (await answer.body.json()) as { token?: string };
+  return { status: answer.statusCode, ...(body.token === undefined ? {} : { token: body.token }) };
+}
+
+/** Whether a new connection to `base` is refused (true) or accepted (false). */
+function refusesConnections(base: string): Promise<boolean> {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
 async function get(base: string, path: string, token?: string): Promise<{ status: number; text: string }> {
   const answer = await request(`${base}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
   return { status: answer.statusCode, text: await answer.body.text() };
@@ -86,14 +128,20 @@ afterAll(async () => {
 describe('inseam up', () => {
   it('starts on a fresh data directory, serves /, /v1 and /mcp, and stops cleanly on SIGTERM with a request in flight', async () => {
     const up = await startUp(dataDir, ['--folder', folder]);
-    const printed = /Admin token[^\n]*\n {2}(inseam_[A-Za-z0-9_-]{43})\n/.exec(up.stdout());
-    expect(printed, up.stdout()).not.toBeNull();
-    token = printed![1]!;
     const file = join(dataDir, 'admin.token');
-    expect(up.stdout()).toContain(file);
-    expect((await readFile(file, 'utf8')).trim()).toBe(token);
+    token = (await readFile(file, 'utf8')).trim();
+    expect(token).toMatch(TOKEN_SHAPE);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(up.stdout()).toContain(`  ${up.base}/#token=${token}\n`);
+    // The admin token is in its file only: never in the output, which is often a log, nor in a URL.
+    expect(up.stdout()).toContain(`Admin token: made now, and saved (mode 0600) in ${file}.`);
+    for (const output of [up.stdout(), up.stderr()]) expect(output).not.toMatch(TOKEN_SHAPE);
+    expect(up.stdout()).not.toContain('#token=');
+    // The sign-in link carries a one-time code the page exchanges for a session, once.
+    const link = printedLink(up);
+    const session = await exchange(up.base, link);
+    expect(session.status).toBe(201);
+    expect((await get(up.base, '/v1/hosts', session.token)).status).toBe(200);
+    expect((await exchange(up.base, link)).status).toBe(401);
 
     const hosts = await get(up.base, '/v1/hosts', token);
     expect(hosts.status).toBe(200);
@@ -123,13 +171,29 @@ describe('inseam up', () => {
     const turned = await request(`${up.base}/v1/hosts/home/files/permissions`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ writable: true }) });
     expect(JSON.parse(await turned.body.text()).permissions).toEqual({ default: { read: true, write: true, exec: false } });
 
+    // A connection kept alive from before the signal (a load balancer's, an agent's).
+    const kept = new Client(up.base, { pipelining: 1 });
+    const before = await kept.request({ method: 'GET', path: '/v1/hosts', headers: { authorization: `Bearer ${token}` } });
+    await before.body.text();
+    expect(before.statusCode).toBe(200);
     // A write whose body is still arriving when SIGTERM comes is finished, not lost.
     const body = new PassThrough();
     const writing = request(`${up.base}/v1/fs/write?address=${encodeURIComponent('files://docs/late.txt')}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body });
     body.write('first half, ');
     await new Promise((resolve) => setTimeout(resolve, 300));
     up.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // While the write is in flight: a new connection is refused by the OS…
+    const refusedSoon = Date.now() + 5_000;
+    while (!(await refusesConnections(up.base))) {
+      expect(Date.now(), 'new connections are still accepted after SIGTERM').toBeLessThan(refusedSoon);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // …and a request on the kept-alive connection gets the documented 503, and the connection closes.
+    const during = await kept.request({ method: 'GET', path: '/v1/hosts', headers: { authorization: `Bearer ${token}` } });
+    expect(during.statusCode).toBe(503);
+    expect(during.headers['connection']).toBe('close');
+    expect(((await during.body.json()) as { error: unknown }).error).toEqual({ code: 'unavailable', message: expect.stringContaining('shutting down'), details: { reason: 'shutting_down' } });
+    await kept.close();
     body.end('second half\n');
     const written = await writing;
     await written.body.text();
@@ -139,11 +203,33 @@ describe('inseam up', () => {
     expect(await readFile(join(folder, 'docs/late.txt'), 'utf8')).toBe('first half, second half\n');
   }, 120_000);
 
-  it('sees the same hosts and token after a restart, and prints no new token', async () => {
+  it('sees the same hosts and token after a restart, prints no token, and a fresh sign-in link; `inseam signin` makes more', async () => {
     const up = await startUp(dataDir);
-    expect(up.stdout()).not.toMatch(/inseam_[A-Za-z0-9_-]{43}/);
-    expect(up.stdout()).toContain(`Admin token: in ${join(dataDir, 'admin.token')}`);
+    expect(up.stdout()).not.toMatch(TOKEN_SHAPE);
+    expect(up.stdout()).toContain(`Admin token: in ${join(dataDir, 'admin.token')}.`);
     expect(up.stdout()).not.toContain('#token=');
+    const link = printedLink(up);
+    expect((await exchange(up.base, link)).status).toBe(201);
+
+    // From another terminal: a link for the running server, written into the store it reads.
+    const signin = await inseam(dataDir, ['signin']);
+    expect(signin.code, signin.stderr).toBe(0);
+    const another = signin.stdout.trim();
+    expect(another).toMatch(new RegExp(`^${up.base.replace(/[.]/g, '\\.')}/#code=[A-Za-z0-9_-]{43}$`));
+    expect(another).not.toBe(link);
+    const session = await exchange(up.base, another);
+    expect(session.status).toBe(201);
+    expect((await inseam(dataDir, ['signin', '--url', 'https://inseam.example.com'])).stdout).toMatch(/^https:\/\/inseam\.example\.com\/#code=[A-Za-z0-9_-]{43}\n$/);
+    // Sessions are listed (never their secrets) and can be ended from the terminal.
+    const listed = JSON.parse((await inseam(dataDir, ['signin', 'ls', '--json'])).stdout) as { id: string; revokedAt: number | null }[];
+    expect(listed.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(listed)).not.toContain(session.token!);
+    const newest = listed[0]!;
+    expect((await get(up.base, '/v1/hosts', session.token)).status).toBe(200);
+    const revoked = await inseam(dataDir, ['signin', 'revoke', newest.id]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect((await get(up.base, '/v1/hosts', session.token)).status).toBe(401);
+
     const hosts = JSON.parse((await get(up.base, '/v1/hosts', token)).text) as { slug: string }[];
     expect(hosts.map((host) => host.slug)).toEqual(['files', 'pad', 'vector']);
     const late = await get(up.base, `/v1/fs/read?address=${encodeURIComponent('files://docs/late.txt')}`, token);
@@ -178,7 +264,7 @@ describe('inseam up', () => {
       expect(code).toBe(2);
       expect(err).toContain('--port must be a port number');
       await expect(stat(join(fresh, 'inseam.db'))).rejects.toThrow();
-      // A port in use is "not now" (exit 3) with a message saying what to do.
+      // A port in use is "not now" (exit 3) with a message saying what to do…
       const busy = createServer();
       await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
       const port = (busy.address() as AddressInfo).port;
@@ -191,8 +277,17 @@ describe('inseam up', () => {
       } finally {
         busy.close();
       }
+      // …that made no admin token nobody was shown: the next start that listens makes it and says so.
+      await expect(stat(join(fresh, 'admin.token'))).rejects.toThrow();
+      const listed = await inseam(fresh, ['token', 'ls', '--user', localUser(), '--json']);
+      expect(JSON.parse(listed.stdout || '[]')).toEqual([]);
+      const up = await startUp(fresh);
+      expect(up.stdout()).toContain(`Admin token: made now, and saved (mode 0600) in ${join(fresh, 'admin.token')}.`);
+      expect((await get(up.base, '/v1/hosts', (await readFile(join(fresh, 'admin.token'), 'utf8')).trim())).status).toBe(200);
+      up.child.kill('SIGTERM');
+      expect((await up.exit).code).toBe(0);
     } finally {
       await removeDir(fresh);
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -6,14 +6,17 @@
  *
  * First start (no network yet): creates network `home` (with its pad) and an `fs` host `files` on
  * `--folder`, or on a demo folder `<data>/demo` it fills with a README and a few samples — read
- * only, as every new host is (`inseam host permissions home/files --writable` turns writes on); and, while
- * `<data>/admin.token` does not exist, an admin token it prints once and saves there (mode 0600).
+ * only, as every new host is (`inseam host permissions home/files --writable` turns writes on).
  * Every start: registers installed sandboxed connectors again, starts syncing (a first crawl of
- * `files`), listens, and prints the URLs.
+ * `files`), listens, and only then — so a start that cannot listen leaves nothing half-made —
+ * makes the admin token while `<data>/admin.token` does not exist (saved there, mode 0600, and
+ * never printed: the output is often a log) and a one-time sign-in link for the web page, records
+ * its address in `<data>/server.json` (for `inseam signin`), and prints the URLs.
  *
  * SIGINT/SIGTERM: stop accepting connections, finish the requests in flight (for at most
- * SHUTDOWN_GRACE_MS, then close what is left), pause crawls at their next checkpoint, close the
- * store — exit 0 with nothing committed lost. A second signal skips the wait.
+ * SHUTDOWN_GRACE_MS, then close what is left) while answering 503 on connections still open,
+ * pause crawls at their next checkpoint, close the store — exit 0 with nothing committed lost. A
+ * second signal skips the wait.
  */
 import { constants } from 'node:fs';
 import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
@@ -21,13 +24,14 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError, PermissionDeniedError, UnavailableError } from '@neuralis/package-system/contracts';
 import { ConnectorLifecycle } from '../../connectors/index.js';
-import { ADMIN_FEATURES, DEFAULT_MAX_WRITE_BYTES, TokenService, createServer } from '../../http/index.js';
+import { ADMIN_FEATURES, DEFAULT_MAX_WRITE_BYTES, SIGNIN_CODE_TTL_MS, SessionService, TokenService, createServer, publicOrigin } from '../../http/index.js';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import type { CliIo } from '../program.js';
 import { HostQueue, QueueDatabase, QueueWorker, QueuedCrawlRequests } from '../../queue/index.js';
 import { PostgresStore, isPostgresUrl } from '../../store/index.js';
 import { collect, platformOptions, stopSignals } from './support.js';
 import { storeUrlOf, workerHosts } from './worker.js';
+import { forgetServer, recordServer, signInLink } from './signin.js';
 import { localUser } from './token.js';
 
 export const DEFAULT_PORT = 7341;
@@ -91,6 +95,7 @@ interface UpOptions {
   readonly host: string;
   readonly maxWriteBytes?: string;
   readonly allowPrivateOrigin: readonly string[];
+  readonly publicUrl?: string;
 }
 
 const DEMO_FILES: Readonly<Record<string, string>> = {
@@ -165,14 +170,14 @@ async function firstStart(platform: Platform, folder: string | undefined): Promi
   return { created: true, folder: root };
 }
 
-/** The admin token, made while `<data>/admin.token` does not exist; null when it exists already. */
-async function adminToken(platform: Platform, tokens: TokenService): Promise<string | null> {
+/** Makes the admin token while `<data>/admin.token` does not exist and saves it there; false when it exists already. */
+async function adminToken(platform: Platform, tokens: TokenService): Promise<boolean> {
   const file = join(platform.dataDir, ADMIN_TOKEN_FILE);
   let handle;
   try {
     handle = await open(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'EEXIST') return null;
+    if ((error as { code?: unknown }).code === 'EEXIST') return false;
     throw error;
   }
   let written = false;
@@ -180,7 +185,7 @@ async function adminToken(platform: Platform, tokens: TokenService): Promise<str
     const created = await tokens.create({ name: 'admin (inseam up)', userId: localUser(), features: ADMIN_FEATURES });
     await handle.writeFile(`${created.token}\n`);
     written = true;
-    return created.token;
+    return true;
   } finally {
     await handle.close();
     // A file without a token would stop every later start from making one.
@@ -219,8 +224,10 @@ export function registerUpCommand(program: Command, io: CliIo): void {
     .option('--host <addr>', 'the address to listen on; anything but loopback exposes the API to the network', DEFAULT_HOST)
     .option('--max-write-bytes <n>', `the largest body PUT /v1/fs/write accepts (default ${DEFAULT_MAX_WRITE_BYTES})`)
     .option('--allow-private-origin <origin>', 'let connectors trialled and installed over MCP reach this origin on a private address (a NAS, a service on loopback); repeatable', collect, [])
+    .option('--public-url <url>', 'the address people reach the server at when it is not the one it listens on (a reverse proxy, a DNS name): its name is accepted in Host, its origin in Origin, and sign-in links use it')
     .action(async (options: UpOptions, command: Command) => {
       const port = portOf(options.port);
+      const publicUrl = options.publicUrl === undefined ? undefined : publicOrigin(options.publicUrl);
       const maxWriteBytes = bytesOf(options.maxWriteBytes);
       const folder = options.folder === undefined ? undefined : await checkFolder(options.folder);
       const storeUrl = storeUrlOf(command, io);
@@ -235,15 +242,17 @@ export function registerUpCommand(program: Command, io: CliIo): void {
       try {
         const setup = await firstStart(platform, folder);
         const tokens = new TokenService(platform.store.tokens);
-        const token = await adminToken(platform, tokens);
+        const sessions = new SessionService(platform.store.sessions);
         const connectors = new ConnectorLifecycle(platform);
         const restored = await connectors.restore();
         for (const failure of restored.failed) io.stderr.write(`inseam: connector ${failure.sha.slice(0, 12)} could not be registered again: ${failure.message} [${failure.code}]\n`);
         const app = await createServer({
           platform,
           tokens,
+          sessions,
           connectors,
           maxWriteBytes,
+          ...(publicUrl === undefined ? {} : { publicUrl }),
           logger: { level: 'warn', stream: io.stderr },
           mcp: { allowPrivateOrigins: options.allowPrivateOrigin },
         });
@@ -258,7 +267,10 @@ export function registerUpCommand(program: Command, io: CliIo): void {
           const base = `http://${urlHost(options.host)}:${bound}`;
           platform.scheduler.on('failed', (ref, error) => io.stderr.write(`inseam: syncing ${ref.network}/${ref.host} failed: ${error instanceof Error ? error.message : String(error)}\n`));
           if (queued === undefined) await platform.startSync();
-          io.stdout.write(await banner(platform, { base, setup, token }));
+          const madeToken = await adminToken(platform, tokens);
+          await recordServer(platform.dataDir, publicUrl ?? base);
+          const link = await signInLink(sessions, publicUrl ?? base);
+          io.stdout.write(await banner(platform, { base, publicUrl, setup, madeToken, link }));
           if (!isLoopback(options.host)) io.stderr.write(`inseam: listening on ${options.host} exposes the API to the network, over plain HTTP; put it behind TLS.\n`);
           const signal = await signals.stopped;
           io.stderr.write(`${signal === 'SIGINT' ? '\n' : ''}Stopping: finishing requests in flight, pausing crawls at a checkpoint…\n`);
@@ -269,10 +281,12 @@ export function registerUpCommand(program: Command, io: CliIo): void {
             clearTimeout(grace);
           }
           await queued?.stop();
+          await forgetServer(platform.dataDir);
           await closePlatform();
           io.stderr.write('Stopped; everything is saved.\n');
         } finally {
           signals.dispose();
+          await forgetServer(platform.dataDir);
           await app.close();
           await queued?.stop();
         }
@@ -282,13 +296,17 @@ export function registerUpCommand(program: Command, io: CliIo): void {
     });
 }
 
-async function banner(platform: Platform, facts: { readonly base: string; readonly setup: Setup; readonly token: string | null }): Promise<string> {
+async function banner(
+  platform: Platform,
+  facts: { readonly base: string; readonly publicUrl: string | undefined; readonly setup: Setup; readonly madeToken: boolean; readonly link: string },
+): Promise<string> {
   const lines = [
     `inseam is up (data: ${platform.dataDir}).`,
     '',
     `  Web page   ${facts.base}/`,
     `  HTTP API   ${facts.base}/v1   (OpenAPI: ${facts.base}/v1/openapi.json)`,
     `  MCP        ${facts.base}/mcp`,
+    ...(facts.publicUrl === undefined ? [] : [`  Public     ${facts.publicUrl}/`]),
     '',
   ];
   for (const network of await platform.networks.list()) {
@@ -300,19 +318,17 @@ async function banner(platform: Platform, facts: { readonly base: string; readon
     lines.push(`Turn writes on with \`inseam host permissions ${DEFAULT_NETWORK}/${FILES_HOST} --writable\` (agents then still write only where their token's grants say).`);
   }
   const file = join(platform.dataDir, ADMIN_TOKEN_FILE);
-  if (facts.token !== null) {
-    lines.push(
-      '',
-      `Admin token — shown this once, and saved (mode 0600) in ${file}:`,
-      `  ${facts.token}`,
-      'Send it as `Authorization: Bearer <token>`; make more with `inseam token create`.',
-      // The token rides in the fragment, which a browser never sends: it stays out of every log.
-      'Sign in to the web page with this link (the page keeps the token for the tab and drops it from the address):',
-      `  ${facts.base}/#token=${facts.token}`,
-    );
-  } else {
-    lines.push('', `Admin token: in ${file} (made at first start; delete the file to get a new one at the next start).`, 'Sign in to the web page by pasting it, or any token from `inseam token create`.');
-  }
-  lines.push('', 'Press Ctrl-C to stop.', '');
+  lines.push(
+    '',
+    // The token itself is never printed: this output often ends up in a log.
+    facts.madeToken ? `Admin token: made now, and saved (mode 0600) in ${file}.` : `Admin token: in ${file}.`,
+    `  Send it as \`Authorization: Bearer $(cat ${file})\`; make tokens with fewer features with \`inseam token create\`.`,
+    '',
+    `Sign in to the web page with this link (it works once, for ${SIGNIN_CODE_TTL_MS / 60_000} minutes; \`inseam signin\` prints another):`,
+    `  ${facts.link}`,
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  );
   return lines.join('\n');
 }

@@ -7,6 +7,7 @@ import { request } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import { removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
+import { SessionService } from '../sessions.js';
 import { ADMIN_FEATURES, TokenService } from '../tokens.js';
 import { createServer, type HttpServerOptions } from '../server.js';
 
@@ -22,6 +23,8 @@ export interface Api {
   /** An agent acting for ann, with exec.machine and connectors.trial/approve and an exec grant on `files://docs`, network home. */
   readonly agent: string;
   readonly tokens: TokenService;
+  /** The server's sign-in codes and sessions (on the `clock` startApi was given). */
+  readonly sessions: SessionService;
   readonly dataDir: string;
   /** Stops the server and closes the platform, keeping the data directory. */
   stop(): Promise<void>;
@@ -36,7 +39,7 @@ export const FILES = {
   'big.txt': `${'0123456789abcdef'.repeat(4096)}`,
 };
 
-export async function startApi(options: Partial<Omit<HttpServerOptions, 'platform'>> & { readonly permissions?: unknown } = {}): Promise<Api> {
+export async function startApi(options: Partial<Omit<HttpServerOptions, 'platform'>> & { readonly permissions?: unknown; readonly clock?: () => number } = {}): Promise<Api> {
   const dataDir = await tempDir('http');
   const folder = await tempDir('http-files');
   await writeFiles(folder, FILES);
@@ -56,7 +59,9 @@ export async function startApi(options: Partial<Omit<HttpServerOptions, 'platfor
   const admin = (await tokens.create({ name: 'admin', userId: 'ann', features: ADMIN_FEATURES })).token;
   const reader = (await tokens.create({ name: 'reader', userId: 'bob', network: 'home' })).token;
   const agent = (await tokens.create({ name: 'agent', userId: 'ann', agentId: 'helper', network: 'home', features: ['exec.machine', 'connectors.trial', 'connectors.approve'], grants: ['exec:inseam://home/files/docs'] })).token;
-  const app = await createServer({ platform, tokens, mcp: false, ...options });
+  const { clock, ...server } = options;
+  const sessions = new SessionService(platform.store.sessions, clock === undefined ? {} : { now: clock });
+  const app = await createServer({ platform, tokens, sessions, mcp: false, ...server });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const stop = async (): Promise<void> => {
     await app.close();
@@ -73,6 +78,7 @@ export async function startApi(options: Partial<Omit<HttpServerOptions, 'platfor
     reader,
     agent,
     tokens,
+    sessions,
     dataDir,
     stop,
     close: async () => {
@@ -94,7 +100,7 @@ export interface Answer {
 /** One request with undici; `body` objects go as JSON. */
 export async function call(
   api: Pick<Api, 'url'>,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS',
   path: string,
   options: { readonly token?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {},
 ): Promise<Answer> {

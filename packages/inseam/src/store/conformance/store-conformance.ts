@@ -758,6 +758,71 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
       });
     });
 
+    describe('sign-in codes and sessions', () => {
+      const session = (id: string, secretHash: string, expiresAt: number) => ({ id, secretHash, expiresAt });
+
+      it('spends a code once, before it expires, for a session of its user and features', async () => {
+        await store.sessions.addCode({ codeHash: 'c1', userId: 'ann', features: ['hosts.manage', 'exec.machine'], expiresAt: 100 }, 10);
+        expect(await codeOf(store.sessions.addCode({ codeHash: 'c1', userId: 'bob', features: [], expiresAt: 100 }, 11))).toBe('already_exists');
+        expect(await store.sessions.redeem('unknown', session('s0', 'h0', 1000), 20)).toBeNull();
+        const made = await store.sessions.redeem('c1', session('s1', 'h1', 1000), 20);
+        expect(made).toEqual({ id: 's1', userId: 'ann', features: ['hosts.manage', 'exec.machine'], secretHash: 'h1', createdAt: 20, expiresAt: 1000, lastUsedAt: null, revokedAt: null });
+        // Used: a second redeem finds nothing, and makes no session.
+        expect(await store.sessions.redeem('c1', session('s2', 'h2', 1000), 21)).toBeNull();
+        expect(await store.sessions.findActive('h2', 22)).toBeNull();
+        await store.sessions.addCode({ codeHash: 'c2', userId: 'ann', features: [], expiresAt: 100 }, 30);
+        expect(await store.sessions.redeem('c2', session('s3', 'h3', 1000), 100)).toBeNull();
+        expect((await store.sessions.listByUser('ann')).map((item) => item.id)).toEqual(['s1']);
+      });
+
+      it('lets exactly one of two handles redeem the same code', async () => {
+        const other = await opened.another();
+        try {
+          await store.sessions.addCode({ codeHash: 'race', userId: 'ann', features: [], expiresAt: Date.now() + 60_000 });
+          const outcomes = await Promise.all([store.sessions.redeem('race', session('a', 'ha', Date.now() + 60_000)), other.sessions.redeem('race', session('b', 'hb', Date.now() + 60_000))]);
+          expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(1);
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('finds a session by secret hash only while neither revoked nor expired; renewing moves the expiry', async () => {
+        await store.sessions.addCode({ codeHash: 'c1', userId: 'ann', features: ['hosts.manage'], expiresAt: 100 }, 1);
+        await store.sessions.addCode({ codeHash: 'c2', userId: 'ann', features: [], expiresAt: 100 }, 1);
+        await store.sessions.addCode({ codeHash: 'c3', userId: 'bob', features: [], expiresAt: 100 }, 1);
+        await store.sessions.redeem('c1', session('s1', 'h1', 50), 2);
+        await store.sessions.redeem('c2', session('s2', 'h2', 50), 3);
+        await store.sessions.redeem('c3', session('s3', 'h3', 50), 3);
+        expect((await store.sessions.findActive('h1', 49))?.features).toEqual(['hosts.manage']);
+        expect(await store.sessions.findActive('h1', 50)).toBeNull();
+        await store.sessions.renew('s1', 80, 40);
+        expect(await store.sessions.findActive('h1', 79)).toMatchObject({ id: 's1', expiresAt: 80, lastUsedAt: 40 });
+        // An expired session is not brought back by a renewal.
+        await store.sessions.renew('s1', 200, 90);
+        expect(await store.sessions.findActive('h1', 91)).toBeNull();
+        expect(await store.sessions.revoke('s2', 10)).toBe(true);
+        expect(await store.sessions.revoke('s2', 11)).toBe(false);
+        expect(await store.sessions.revoke('nope', 11)).toBe(false);
+        expect(await store.sessions.findActive('h2', 12)).toBeNull();
+        await store.sessions.renew('s2', 200, 13);
+        expect(await store.sessions.findActive('h2', 14)).toBeNull();
+        expect((await store.sessions.listByUser('ann')).map((item) => [item.id, item.revokedAt])).toEqual([
+          ['s2', 10],
+          ['s1', null],
+        ]);
+        expect((await store.sessions.listByUser('bob')).map((item) => item.id)).toEqual(['s3']);
+      });
+
+      it('forgets sessions 30 days after they ended, when the next one is made', async () => {
+        const day = 24 * 60 * 60_000;
+        await store.sessions.addCode({ codeHash: 'old', userId: 'ann', features: [], expiresAt: 100 }, 1);
+        await store.sessions.redeem('old', session('s-old', 'h-old', day), 2);
+        await store.sessions.addCode({ codeHash: 'new', userId: 'ann', features: [], expiresAt: 40 * day }, 31 * day);
+        await store.sessions.redeem('new', session('s-new', 'h-new', 32 * day), 31 * day + 1);
+        expect((await store.sessions.listByUser('ann')).map((item) => item.id)).toEqual(['s-new']);
+      });
+    });
+
     describe('the store as a whole', () => {
       it('answers unavailable once closed, and closing twice is harmless', async () => {
         await store.networks.create({ slug: 'home' });

@@ -309,5 +309,36 @@ export const WEBHOOK_KEY_SCHEMA: SchemaComponent = {
   ],
 };
 
+/** The web page's sign-in codes and sessions (hashes only), as on SQLite. */
+export const SESSION_SCHEMA: SchemaComponent = {
+  component: 'session',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE signin_codes (
+          code_hash  text   PRIMARY KEY,
+          user_id    text   NOT NULL,
+          features   text   NOT NULL,
+          created_at bigint NOT NULL,
+          expires_at bigint NOT NULL
+        );
+        CREATE TABLE sessions (
+          id           text   PRIMARY KEY,
+          seq          bigint GENERATED ALWAYS AS IDENTITY,
+          secret_hash  text   NOT NULL UNIQUE,
+          user_id      text   NOT NULL,
+          features     text   NOT NULL,
+          created_at   bigint NOT NULL,
+          expires_at   bigint NOT NULL,
+          last_used_at bigint,
+          revoked_at   bigint
+        );
+        CREATE INDEX sessions_by_user ON sessions (user_id, created_at);
+      `,
+    },
+  ],
+};
+
 /** Every component, in dependency order (hosts before what references them). */
-export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA];
+export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA, SESSION_SCHEMA];

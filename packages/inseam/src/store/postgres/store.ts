@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import type { SchemaComponent } from '../sqlite/migrations.js';
-import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
+import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, SessionStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
 import type { VectorStore } from '../vector-types.js';
 import { PostgresCatalogStore } from './catalog.js';
 import { Db, attempt, createPool, storeError, type PostgresPoolOptions } from './database.js';
@@ -19,6 +19,7 @@ import { PostgresDetachedRunStore } from './detached-runs.js';
 import { migrate } from './migrations.js';
 import { PostgresHostStore, PostgresNetworkStore } from './networks.js';
 import { POSTGRES_STORE_SCHEMA } from './schema.js';
+import { PostgresSessionStore } from './sessions.js';
 import { PostgresTokenStore } from './tokens.js';
 import { PostgresTrialStore } from './trials.js';
 import { PostgresVectorStore } from './vectors.js';
@@ -52,6 +53,7 @@ function parts(db: Db): Omit<Store, 'close'> {
     detachedRuns: new PostgresDetachedRunStore(db),
     tokens: new PostgresTokenStore(db),
     vectors: new PostgresVectorStore(db),
+    sessions: new PostgresSessionStore(db),
   };
 }
 
@@ -66,13 +68,14 @@ export class PostgresStore implements Store {
   readonly detachedRuns: DetachedRunStore;
   readonly tokens: TokenStore;
   readonly vectors: VectorStore;
+  readonly sessions: SessionStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.database = Db.onPool(pool, () => this.#closed);
-    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors } = parts(this.database));
+    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors, sessions: this.sessions } = parts(this.database));
   }
 
   /**

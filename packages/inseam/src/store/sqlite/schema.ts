@@ -254,5 +254,39 @@ export const WEBHOOK_KEY_SCHEMA: SchemaComponent = {
   ],
 };
 
+/**
+ * The web page's sign-in: one-time codes of sign-in links and the sessions they become (only
+ * hashes of either). A component of its own, apart from API tokens: a session is not a token
+ * (it expires by itself and renews while used), and the two evolve separately.
+ */
+export const SESSION_SCHEMA: SchemaComponent = {
+  component: 'session',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE signin_codes (
+          code_hash  TEXT    PRIMARY KEY,
+          user_id    TEXT    NOT NULL,
+          features   TEXT    NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE sessions (
+          id           TEXT    PRIMARY KEY,
+          secret_hash  TEXT    NOT NULL UNIQUE,
+          user_id      TEXT    NOT NULL,
+          features     TEXT    NOT NULL,
+          created_at   INTEGER NOT NULL,
+          expires_at   INTEGER NOT NULL,
+          last_used_at INTEGER,
+          revoked_at   INTEGER
+        );
+        CREATE INDEX sessions_by_user ON sessions (user_id, created_at);
+      `,
+    },
+  ],
+};
+
 /** Every component, in dependency order (hosts before what references them). */
-export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, VECTOR_SCHEMA];
+export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, VECTOR_SCHEMA, SESSION_SCHEMA];

@@ -15,6 +15,7 @@ import { SqliteDetachedRunStore } from './detached-runs.js';
 import { migrate, type SchemaComponent } from './migrations.js';
 import { SqliteHostStore, SqliteNetworkStore } from './networks.js';
 import { STORE_SCHEMA } from './schema.js';
+import { SqliteSessionStore } from './sessions.js';
 import { SqliteTokenStore } from './tokens.js';
 import { SqliteTrialStore } from './trials.js';
 import { SqliteVectorStore } from './vectors.js';
@@ -39,6 +40,7 @@ export class SqliteStore implements Store {
   readonly detachedRuns: SqliteDetachedRunStore;
   readonly tokens: SqliteTokenStore;
   readonly vectors: SqliteVectorStore;
+  readonly sessions: SqliteSessionStore;
   readonly #owned: boolean;
 
   private constructor(database: SqliteDatabase, owned: boolean) {
@@ -52,6 +54,7 @@ export class SqliteStore implements Store {
     this.detachedRuns = new SqliteDetachedRunStore(database);
     this.tokens = new SqliteTokenStore(database);
     this.vectors = new SqliteVectorStore(database);
+    this.sessions = new SqliteSessionStore(database);
   }
 
   /**

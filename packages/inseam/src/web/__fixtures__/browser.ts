@@ -16,7 +16,7 @@ import { expect } from 'vitest';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import { removeDir, SEED_PACKAGE, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import { HostCredentials, type InseamOAuthClient } from '../../credentials/index.js';
-import { ADMIN_FEATURES, TokenService, createServer, type HttpServerOptions } from '../../http/index.js';
+import { ADMIN_FEATURES, SessionService, TokenService, createServer, signInPath, type HttpServerOptions } from '../../http/index.js';
 
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -102,6 +102,10 @@ export interface WebServer {
   /** Every feature, every network: what `inseam up` prints. */
   readonly admin: string;
   readonly tokens: TokenService;
+  /** The server's sign-in codes and sessions. */
+  readonly sessions: SessionService;
+  /** A fresh one-time sign-in link for ann with every feature, as `inseam signin` prints it. */
+  signInLink(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -113,6 +117,8 @@ export interface WebServerOptions {
   readonly oauthClients?: readonly InseamOAuthClient[];
   /** Runs before the server is created (register kinds, add hosts). */
   readonly prepare?: (platform: Platform) => Promise<void>;
+  /** Mount `/mcp` too (default: left out). */
+  readonly mcp?: boolean;
 }
 
 /** A real server on 127.0.0.1: network `home`, host `files` (text and `images/bands.png`), crawled once. */
@@ -129,7 +135,8 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
   const tokens = new TokenService(platform.store.tokens);
   const admin = (await tokens.create({ name: 'admin', userId: 'ann', features: ADMIN_FEATURES })).token;
   await options.prepare?.(platform);
-  const server: HttpServerOptions = { platform, tokens, mcp: false };
+  const sessions = new SessionService(platform.store.sessions);
+  const server: HttpServerOptions = { platform, tokens, sessions, ...(options.mcp === true ? {} : { mcp: false }) };
   const oauth = options.oauthClients === undefined ? {} : { oauth: { credentials: new HostCredentials({ store: platform.credentialStore, oauth: { clients: options.oauthClients }, http: { allowInsecureLoopback: true } }) } };
   const app = await createServer({ ...server, ...oauth });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -143,6 +150,8 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     dataDir,
     admin,
     tokens,
+    sessions,
+    signInLink: async () => `http://127.0.0.1:${port}${signInPath((await sessions.createCode({ userId: 'ann', features: ADMIN_FEATURES })).code)}`,
     close: async () => {
       await app.close();
       await platform.close();
@@ -186,10 +195,11 @@ export async function watchedPage(browser: Browser, origin: string, options: { r
   return { page, context, outside, errors, requests };
 }
 
-/** Opens the page signed in through a one-time sign-in link (`/#token=…`). */
-export async function signInByLink(page: Page, url: string, token: string, route = '#/hosts'): Promise<void> {
-  await page.goto(`${url}/#token=${token}`);
-  await page.waitForURL((current) => !current.hash.includes('token='));
+/** Opens the page signed in through a fresh one-time sign-in link (`/#code=…`), as a person does. */
+export async function signInByLink(page: Page, server: Pick<WebServer, 'signInLink'>, route = '#/hosts'): Promise<void> {
+  await page.goto(await server.signInLink());
+  await page.waitForURL((current) => !current.hash.includes('code='));
+  await page.waitForSelector('[data-state="signed-in"]');
   if (route !== '#/hosts') await go(page, route);
 }
 
