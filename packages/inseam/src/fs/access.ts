@@ -16,7 +16,7 @@
  */
 import { NotFoundError, PermissionDeniedError, type PermissionTree } from '@neuralis/package-system/contracts';
 import { addressToSourceUri, createAddress, formatAddress, parseAddress, type Address } from '../address/index.js';
-import { sourceOffers } from '../network/index.js';
+import { packageBaselines } from '../network/index.js';
 import type { Platform } from '../platform/index.js';
 import type { HostKinds } from '../platform/index.js';
 import type { HostRecord, HostRef } from '../store/index.js';
@@ -29,7 +29,7 @@ import type { CompiledPermissions, PermissionRight } from './permissions.js';
  * service's dependencies visible.
  */
 export type FsPlatform = Pick<Platform, 'store' | 'catalog' | 'search' | 'loader' | 'paths'> & {
-  readonly kinds: Pick<HostKinds, 'openPort' | 'openHost' | 'permissionsOf'>;
+  readonly kinds: Pick<HostKinds, 'openPort' | 'openHost' | 'permissionsOf' | 'concealment'>;
 };
 
 export type NetworkAddress = Address & { readonly network: string };
@@ -72,7 +72,28 @@ export class Access {
     }
     const address = parsed as NetworkAddress;
     const access = await this.host(caller, address.host);
-    return { ...access, caller, address, uri: addressToSourceUri(address), global: formatAddress(address) };
+    const target = { ...access, caller, address, uri: addressToSourceUri(address), global: formatAddress(address) };
+    await this.#refuseConcealed(target);
+    return target;
+  }
+
+  /**
+   * On a host whose root contains the data directory, the tree already denies its path; a symlink
+   * inside the root may still lead there, so the address's real path (or, for a name not made
+   * yet, its nearest existing ancestor's) must lie outside it.
+   */
+  async #refuseConcealed(target: Target): Promise<void> {
+    const concealment = await this.#platform.kinds.concealment(target.record);
+    if (concealment === null) return;
+    const port = await this.#platform.kinds.openPort(target.record);
+    const { network, host, segments } = target.address;
+    for (let depth = segments.length; depth >= 0; depth--) {
+      const uri = addressToSourceUri(createAddress({ network, host, segments: segments.slice(0, depth) }));
+      const real = await port.resolveOsUri?.(uri).catch(() => undefined);
+      if (real === undefined) continue;
+      if (concealment.covers(real)) throw concealedPath(target);
+      return;
+    }
   }
 
   /** A host of the caller's network. Throws `not_found` (no such network or host), `permission_denied` (owned by someone else). */
@@ -86,6 +107,7 @@ export class Access {
       throw new NotFoundError(`Network "${caller.network}" has no host "${slug}".`, { details: { network: caller.network, host: slug } });
     }
     this.requireHost(caller, record);
+    await this.#platform.kinds.concealment(record);
     return { record, ref, permissions: this.permissionsOf(record) };
   }
 
@@ -138,10 +160,7 @@ export class Access {
 
   /** The URI policy baselines of a host: its declaring package's `permissions` for it. */
   baselines(record: HostRecord): PermissionTree[] {
-    if (record.origin === null) return [];
-    return sourceOffers(this.#platform.loader)
-      .filter(({ packageId, declaration }) => packageId === record.origin && declaration.source === record.slug && declaration.kind === record.kind)
-      .flatMap(({ declaration }) => (declaration.permissions === undefined ? [] : [declaration.permissions]));
+    return packageBaselines(this.#platform.loader, record);
   }
 }
 
@@ -150,6 +169,12 @@ function treeAllows(permissions: CompiledPermissions, segments: readonly string[
   if (right !== 'delete') return permissions.allows(segments, right);
   const rights = permissions.rightsAt(segments);
   return rights.write && rights.read;
+}
+
+function concealedPath(target: Target): PermissionDeniedError {
+  return new PermissionDeniedError(`${target.global} leads into inseam's own data directory, which no host serves.`, {
+    details: { reason: 'data_directory', network: target.record.network, host: target.record.slug },
+  });
 }
 
 function denied(target: Target, right: AccessRight, where: string): PermissionDeniedError {

@@ -121,6 +121,7 @@ describe('an offline host', () => {
       },
       openHost: (host) => platform.kinds.openHost(host),
       permissionsOf: (host, baselines) => platform.kinds.permissionsOf(host, baselines),
+      concealment: (host) => platform.kinds.concealment(host),
     };
     const flaky = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, kinds }, { now: () => clock, probeTtlMs: 10_000 });
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('catalog');

@@ -14,7 +14,8 @@
  * `data/reports` match, `data` and `data/reports` do not.
  */
 import { parseRootToken } from '@inseam/connector-fs';
-import type { PackageTrust, SourceDeclaration } from '@neuralis/package-system/contracts';
+import type { PackageTrust, PermissionTree, SourceDeclaration } from '@neuralis/package-system/contracts';
+import type { HostRecord } from '../store/index.js';
 import type { PackageLoader } from '@neuralis/package-system/loader';
 import { join } from 'node:path';
 
@@ -34,6 +35,14 @@ export interface RootBases {
 /** Every `sources[]` entry of the loaded packages, by package id, in manifest order. */
 export function sourceOffers(loader: PackageLoader): SourceOffer[] {
   return loader.listPackages().flatMap((loaded) => (loaded.manifest.sources ?? []).map((declaration) => ({ packageId: loaded.packageId, trust: loaded.trust, declaration })));
+}
+
+/** The URI policy baselines of a host: the `permissions` its declaring package's `sources[]` entry gives it. */
+export function packageBaselines(loader: PackageLoader, record: Pick<HostRecord, 'origin' | 'slug' | 'kind'>): PermissionTree[] {
+  if (record.origin === null) return [];
+  return sourceOffers(loader)
+    .filter(({ packageId, declaration }) => packageId === record.origin && declaration.source === record.slug && declaration.kind === record.kind)
+    .flatMap(({ declaration }) => (declaration.permissions === undefined ? [] : [declaration.permissions]));
 }
 
 /** The host config a declaration seeds: its root, when it has one. */

@@ -37,6 +37,8 @@ import { createEmbedder, createVectorPort, embedderAuth, parseVectorConfig, type
 import {
   ConnectorFailedError,
   InvalidConfigError,
+  formatSourceUri,
+  hasErrorCode,
   KindNotRegisteredError,
   UnavailableError,
   type ConfigSchema,
@@ -49,12 +51,14 @@ import {
 import { checkConnectorCapabilities, type PackageLoader } from '@neuralis/package-system/loader';
 import { ConnectorRegistry, type ConnectorKindRuntime, type SourceKindMetadata, type ValidatedBindingRequest } from '@neuralis/package-system/registry';
 import { agentScope, projectScope, userScope, type HostCredentials, type HostRef as CredentialHostRef } from '../credentials/index.js';
+import { addressFromHostPath, addressToSourceUri } from '../address/index.js';
 import type { CrawlTarget } from '../crawl/index.js';
 import type { EgressGate } from '../gate/index.js';
 import { SANDBOX_PACKAGE_ID, sandboxedSourceKind, type SandboxHost, type SandboxLimits, type SandboxedSourcePort } from '../sandbox/index.js';
 import type { HostRecord, HostRef } from '../store/index.js';
 import { compilePermissions, unionBaselines, type CompiledPermissions } from '../fs/permissions.js';
 import type { PlatformPaths } from './data-dir.js';
+import { concealTree, concealingConnector, concealmentFor, type Concealment } from './concealment.js';
 import { PortHost, describePortHost } from './port-host.js';
 
 /** What forms, validation and listings show about a kind. */
@@ -153,6 +157,7 @@ export class HostKinds {
   readonly #opened = new Map<string, OpenedHost>();
   readonly #sandboxedPorts = new Map<string, SandboxedSourcePort>();
   readonly #embedders = new Map<string, { readonly version: string; readonly embedder: Promise<Embedder> }>();
+  readonly #concealed = new Map<string, { readonly version: string; readonly concealment: Concealment | null }>();
 
   constructor(options: HostKindsOptions) {
     this.#o = options;
@@ -208,8 +213,39 @@ export class HostKinds {
    * A host's permission tree, compiled: its own tree, else its kind's `defaultPermissions`, else
    * read only (FALLBACK_PERMISSIONS); package URI policy baselines are unioned on top.
    */
-  permissionsOf(host: Pick<HostRecord, 'kind' | 'permissions'>, baselines: readonly PermissionTree[] = []): CompiledPermissions {
-    return compilePermissions(unionBaselines(this.treeOf(host), baselines));
+  permissionsOf(host: Pick<HostRecord, 'kind' | 'permissions'> & Partial<OpenableHost>, baselines: readonly PermissionTree[] = []): CompiledPermissions {
+    const tree = unionBaselines(this.treeOf(host), baselines);
+    const concealed = this.#concealedOf(host);
+    return compilePermissions(concealed === null ? tree : concealTree(tree, concealed.segments));
+  }
+
+  /**
+   * Whether the host's root contains the data directory, and where (see concealment.ts): worked
+   * out once per version of the record from the root's real path, as the port resolves it. From
+   * then on permissionsOf denies everything there. A kind with no OS paths conceals nothing; a
+   * root that cannot be resolved now (missing) is asked again next time.
+   */
+  async concealment(host: OpenableHost): Promise<Concealment | null> {
+    const known = this.#concealed.get(key(host));
+    if (known !== undefined && known.version === versionOf(host)) return known.concealment;
+    const port = await this.openPort(host).catch(() => undefined);
+    if (port === undefined) return null;
+    let concealment: Concealment | null = null;
+    if (port.resolveOsUri !== undefined) {
+      try {
+        concealment = await concealmentFor(await port.resolveOsUri(formatSourceUri(host.slug, [])), this.#o.paths.dataDir);
+      } catch (error) {
+        if (!hasErrorCode(error, 'os_uri_unresolvable')) return null;
+      }
+    }
+    this.#concealed.set(key(host), { version: versionOf(host), concealment });
+    return concealment;
+  }
+
+  #concealedOf(host: Partial<OpenableHost>): Concealment | null {
+    if (host.network === undefined || host.slug === undefined || host.id === undefined || host.updatedAt === undefined) return null;
+    const known = this.#concealed.get(key({ network: host.network, slug: host.slug }));
+    return known !== undefined && known.version === versionOf(host as OpenableHost) ? known.concealment : null;
   }
 
   /** A host's own tree, else its kind's `defaultPermissions`, else FALLBACK_PERMISSIONS (no baselines). */
@@ -268,7 +304,15 @@ export class HostKinds {
 
   /** What the crawler needs to crawl a stored host. */
   async crawlTarget(host: OpenableHost): Promise<CrawlTarget> {
-    const connector = await this.openHost(host);
+    const opened = await this.openHost(host);
+    const concealment = await this.concealment(host);
+    const connector =
+      concealment === null
+        ? opened
+        : concealingConnector(opened, concealment, async (path) => {
+            const port = await this.openPort(host);
+            return port.resolveOsUri!(addressToSourceUri(addressFromHostPath(path, { host: host.slug })));
+          });
     return {
       ref: { network: host.network, host: host.slug },
       connector,

@@ -137,6 +137,32 @@ describe('openPlatform', () => {
     expect(await platform.execAllowed({ ...session, projectId: 'work' }, 'box://notes', 'box')).toBe(false);
   });
 
+  it("reads exec the way the fs service does: the declaring package's baseline unioned on the host's tree", async () => {
+    const folder = await tempDir('platform-tools-package');
+    await writeFiles(folder, {
+      'package.json': JSON.stringify({
+        name: 'tools-package',
+        version: '1.0.0',
+        neuralis: {
+          id: 'test.tools',
+          sources: [{ source: 'tools', label: 'Tools', kind: 'local', root: 'data/tools', scope: 'project', description: 'Scripts.', seed: 'auto', permissions: { default: { read: true, write: false, exec: true } } }],
+        },
+      }),
+    });
+    try {
+      const platform = await openPlatform({ dataDir, env: {}, packages: [{ folder, trust: 'trusted' }] });
+      open.push(platform);
+      await platform.networks.init('home');
+      const ref = { network: 'home', host: 'tools' };
+      expect((await platform.store.hosts.get(ref))?.origin).toBe('test.tools');
+      await platform.store.hosts.update(ref, { permissions: { default: { read: true, write: false, exec: false } } });
+      const session = { userId: 'ann', projectId: 'home', features: new Set(['exec.machine']) };
+      expect(await platform.execAllowed(session, 'tools://', 'tools')).toBe(true);
+    } finally {
+      await removeDir(folder);
+    }
+  });
+
   it('startSync syncs auto hosts and hosts added later, and reports one that cannot be opened', async () => {
     const platform = await start();
     await platform.networks.init('home');

@@ -41,7 +41,7 @@ import {
 } from '../credentials/index.js';
 import { Crawler, SyncScheduler, type CrawlHandle, type CrawlerOptions, type SyncOptions, type SyncSchedulerOptions } from '../crawl/index.js';
 import { createEgressGate, type EgressGate, type EgressGateOptions } from '../gate/index.js';
-import { NetworkService, createPreparedHost } from '../network/index.js';
+import { NetworkService, createPreparedHost, packageBaselines } from '../network/index.js';
 import { SandboxHost, type SandboxHostOptions } from '../sandbox/index.js';
 import { SearchService } from '../search/index.js';
 import { PostgresStore, openStore, type HostInput, type HostRecord, type HostRef, type PlatformStore } from '../store/index.js';
@@ -221,13 +221,14 @@ export class Platform {
 
   /**
    * The loader's exec path policy: a command may run with working directory `cwd` when the host's
-   * permission tree allows `exec` there. The session's project is the network.
+   * permission tree, with its package's URI policy baseline unioned on top (as the fs service
+   * reads it), allows `exec` there. The session's project is the network.
    */
   async execAllowed(session: SessionContext, cwd: string, source: string): Promise<boolean> {
     const record = await this.store.hosts.get({ network: session.projectId, host: source });
     if (record === null) return false;
     const address = addressFromSourceUri(cwd, { network: session.projectId });
-    return address.host === source && this.kinds.permissionsOf(record).allows(address.segments, 'exec');
+    return address.host === source && this.kinds.permissionsOf(record, packageBaselines(this.loader, record)).allows(address.segments, 'exec');
   }
 
   /** Stops everything cleanly; see the module comment. Idempotent. */
