@@ -142,11 +142,16 @@ async function readAheadOrder(wait: boolean): Promise<string[]> {
   const second = new Promise<void>((resolve) => {
     answered = resolve;
   });
+  let firstOut: () => void = () => undefined;
+  const first = new Promise<void>((resolve) => {
+    firstOut = resolve;
+  });
   const spec = { source, filename: 'order.js', config: {}, memoryBytes: 64 * 1024 * 1024, stackBytes: 256 * 1024, loadTimeoutMs: 5000, listReadAhead: true };
   const instance = new ModuleInstance(1, spec, (message: WireMessage) => {
     if (message.op === 'log') seen.push(JSON.parse(message.j ?? '""') as string);
     if (message.op !== 'result') return;
     seen.push(`page ${message.id}`);
+    if (message.id === 1) firstOut();
     if (message.id === 2) setImmediate(() => {
       seen.push('next turn');
       setTimeout(answered, 20);
@@ -158,7 +163,8 @@ async function readAheadOrder(wait: boolean): Promise<string[]> {
   };
   try {
     call(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The second call follows the first page, however long the module took to load and run.
+    await first;
     call(2, 'c1');
     await second;
     return seen;
