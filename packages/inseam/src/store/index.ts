@@ -96,3 +96,4 @@ export type {
   WebhookKeyStore,
   Store,
 } from './types.js';
+export type { EntryCondition, EntryField, HostSearchScope, ReadablePaths, ValueType } from './search-scope.js';
