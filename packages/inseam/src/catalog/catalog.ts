@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, NotFoundError } from '@neuralis/package-system/contracts';
 import type { Envelope } from '@inseam/connector';
-import type { CatalogStore, ContentState, CrawlRunRecord, EntryDecision, EntryRecord, HostRef, SearchHit } from '../store/index.js';
+import type { CatalogStore, ContentState, CrawlRunRecord, EntryDecision, EntryRecord, HostRef, HostSearchScope, SearchHit } from '../store/index.js';
 import { progressOf, type CrawlProgress } from './progress.js';
 
 export interface CatalogEntry {
@@ -36,6 +36,8 @@ export interface CatalogSearchOptions {
   readonly network?: string;
   /** Only these hosts; unknown hosts match nothing. */
   readonly hosts?: readonly HostRef[];
+  /** Per host, what may be returned, applied before the page is cut (see SearchQuery.scopes). */
+  readonly scopes?: readonly HostSearchScope[];
   readonly limit?: number;
   readonly offset?: number;
 }
@@ -86,6 +88,7 @@ export class Catalog {
       text,
       ...(hostIds === undefined ? {} : { hostIds }),
       ...(options.network === undefined ? {} : { network: options.network }),
+      ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
       ...(options.offset === undefined ? {} : { offset: options.offset }),
     });

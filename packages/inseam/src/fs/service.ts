@@ -45,6 +45,7 @@ import {
   type DetachedRunOutput,
   type ExecResult,
 } from '@neuralis/package-system/contracts';
+import type { PermissionTree } from '@neuralis/package-system/contracts';
 import { getConnectorBindingProvenance } from '@neuralis/package-system/loader';
 import { assertCapability, guardedCall } from '@neuralis/package-system/testing';
 import { addressFromSourceUri, addressToSourceUri, createAddress, formatAddress, type Address } from '../address/index.js';
@@ -409,16 +410,11 @@ export class FsService {
     const limit = given['limit'];
     const cursor = optionalString(given['cursor'], 'cursor');
     if (typeof query !== 'string') throw new InvalidArgumentError('The search query must be a string.', { details: { argument: 'query' } });
-    const decided = new Map<string, Promise<HostAccess | null>>();
-    const canRead = async (address: Address): Promise<boolean> => {
-      if (address.network !== who.network) return false;
-      let access = decided.get(address.host);
-      if (access === undefined) {
-        access = this.#access.host(who, address.host).catch(() => null);
-        decided.set(address.host, access);
-      }
-      const granted = await access;
-      return granted !== null && granted.permissions.allows(address.segments, 'read');
+    // The caller's tree per host (ownership, the host's tree and its baselines); null where they may read nothing.
+    const access = async (record: HostRecord): Promise<PermissionTree | null> => {
+      if (record.network !== who.network) return null;
+      const granted = await this.#access.host(who, record.slug).catch(() => null);
+      return granted === null ? null : granted.permissions.tree;
     };
     return this.#platform.search.search(query, {
       network: who.network,
@@ -427,7 +423,7 @@ export class FsService {
       ...(whereText === undefined ? {} : { whereText }),
       ...(limit === undefined ? {} : { limit: limit as number }),
       ...(cursor === undefined ? {} : { cursor }),
-      canRead,
+      access,
     });
   }
 

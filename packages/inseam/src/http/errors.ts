@@ -53,6 +53,7 @@ export const HTTP_STATUS: Readonly<Record<WireCode, number>> = Object.freeze({
   sandbox_limit: 502,
   description_invalid: 400,
   scope_invalid: 400,
+  store_damaged: 503,
   unauthenticated: 401,
   unsupported_media_type: 415,
   internal: 500,

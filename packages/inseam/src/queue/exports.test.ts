@@ -25,6 +25,7 @@ describe('the queue subpath', () => {
         'WORKER_HOSTS_FILTERS',
         'addHostWithFirstCrawl',
         'catalogStatus',
+        'currentFailures',
         'dueSync',
         'enqueueDueSyncs',
         'hostPlacement',

@@ -27,7 +27,7 @@ export { dueSync, enqueueDueSyncs, resolveSchedule } from './schedule.js';
 export type { ScheduleSettings, ResolvedSchedule, HostSyncFacts, DueSync, QueuedSync } from './schedule.js';
 export { QUEUE_SCHEMA, QUEUE_SCHEMA_VERSION, migrateQueueSchema } from './schema.js';
 export type { LeasePurpose } from './leases.js';
-export { queueStatus, catalogStatus } from './status.js';
+export { queueStatus, catalogStatus, currentFailures } from './status.js';
 export type { QueueStatus, CatalogStatus, WorkerStatus, QueueDepth, LeaseStatus, FailingHost, FailureKind, RunningCrawl } from './status.js';
 export { addHostWithFirstCrawl } from './hosts.js';
 export type { TransactionalHostStore } from './hosts.js';

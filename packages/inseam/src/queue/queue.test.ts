@@ -290,6 +290,15 @@ describe('dueSync', () => {
     expect(dueSync(facts({ lastRun: run({ state: 'failed', finishedAt: now - 16 * MINUTE }) }), schedule, now)).toEqual({ mode: 'auto', reason: 'interval' });
   });
 
+  it('leaves a dead-lettered host alone until its interval has passed since it was dead-lettered', () => {
+    const unfinished = run({ state: 'running', finishedAt: null });
+    expect(dueSync(facts({ lastRun: unfinished, deadLetteredAt: now - 22_000 }), schedule, now)).toBeNull();
+    expect(dueSync(facts({ lastRun: null, deadLetteredAt: now - 14 * MINUTE }), schedule, now)).toBeNull();
+    expect(dueSync(facts({ lastRun: unfinished, deadLetteredAt: now - 15 * MINUTE }), schedule, now)).toEqual({ mode: 'auto', reason: 'resume' });
+    expect(dueSync(facts({ sync: { trigger: 'auto', interval: 'PT1M' }, lastRun: unfinished, deadLetteredAt: now - 2 * MINUTE }), schedule, now)).toEqual({ mode: 'auto', reason: 'resume' });
+    expect(dueSync(facts({ lastRun: unfinished, deadLetteredAt: null }), schedule, now)).toEqual({ mode: 'auto', reason: 'resume' });
+  });
+
   it('leaves manual hosts, hosts without settings and hosts with a sync waiting alone', () => {
     expect(dueSync(facts({ sync: { trigger: 'manual' }, lastRun: null }), schedule, now)).toBeNull();
     expect(dueSync(facts({ sync: null, lastRun: null }), schedule, now)).toBeNull();

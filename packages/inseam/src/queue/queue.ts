@@ -277,6 +277,21 @@ export class HostQueue {
     });
   }
 
+  /**
+   * Cancels the host's sync jobs waiting in the dead letter: a crawl of it has completed since, so
+   * what they record is over. Resolves with how many. Rejects with `unavailable`.
+   */
+  async resolveDead(ref: HostRef, db?: SqlExecutor): Promise<number> {
+    const rows = rowsOf(
+      await (db ?? this.database).executeSql(
+        `SELECT id FROM ${BOSS_SCHEMA}.job WHERE name = $1 AND state < 'active' AND data->>'type' = 'sync' AND data->>'network' = $2 AND data->>'host' = $3`,
+        [DEAD_QUEUE, ref.network, ref.host],
+      ),
+    );
+    await this.cancel(DEAD_QUEUE, rows.map((row) => String(row['id'])), db);
+    return rows.length;
+  }
+
   /** Creates a worker's inbox (idempotent). Rejects with `unavailable`. */
   async createInbox(workerId: string): Promise<void> {
     const queue = inboxQueue(workerId);

@@ -11,6 +11,11 @@
  * - `auto`, watched by a worker that stopped or died: a sync on a new worker, which watches it
  *   from then on (`rehome`).
  *
+ * A host whose sync job went to the dead letter (it kept failing, or its workers kept dying) waits
+ * for a person — `inseam crawl`, the web page's Sync, `inseam status --retry-dead` — or for its
+ * interval to pass since it was dead-lettered, which is its backoff: the schedule never resumes
+ * it at the next tick, or a crawl that kills its workers would kill one a minute.
+ *
  * Manual hosts are left alone. A host with a sync waiting, or a live lease, is skipped; and sends
  * are deduplicated anyway (one waiting sync per host and mode). Networks are all active here: the
  * embedded scheduler's per-network pause has no shared state to live in.
@@ -21,7 +26,7 @@ import type { SyncMode } from '../crawl/index.js';
 import { parseDuration, subtractDuration } from '../scope/index.js';
 import type { CrawlRunRecord, HostRef, Store } from '../store/index.js';
 import { rowsOf, type SqlExecutor } from './database.js';
-import { INBOX_QUEUE_PATTERN, SYNC_QUEUE, SYNC_REMOTE_QUEUE, hostPlacement, type SyncReason } from './jobs.js';
+import { DEAD_QUEUE, INBOX_QUEUE_PATTERN, SYNC_QUEUE, SYNC_REMOTE_QUEUE, hostPlacement, type SyncReason } from './jobs.js';
 import { aliveSql } from './leases.js';
 import type { HostQueue } from './queue.js';
 import { BOSS_SCHEMA } from './queue.js';
@@ -52,6 +57,8 @@ export interface HostSyncFacts {
   readonly leased: boolean;
   /** A worker that watched it is gone. */
   readonly watchOrphaned: boolean;
+  /** When its newest sync job still in the dead letter was put there, or null (absent: none). */
+  readonly deadLetteredAt?: number | null;
 }
 
 export interface DueSync {
@@ -76,6 +83,8 @@ function durationMs(text: string, name: string, now: number): number {
  */
 export function dueSync(facts: HostSyncFacts, schedule: ResolvedSchedule, now: number): DueSync | null {
   if (facts.pending || facts.sync?.trigger !== 'auto') return null;
+  const dead = facts.deadLetteredAt ?? null;
+  if (dead !== null && now - dead < intervalOf(facts.sync, schedule, now)) return null;
   const run = facts.lastRun;
   if (run === null) return { mode: 'auto', reason: 'added' };
   if (run.state === 'running' || run.state === 'paused') return facts.leased ? null : { mode: 'auto', reason: 'resume' };
@@ -109,6 +118,18 @@ async function pendingHosts(db: SqlExecutor): Promise<Set<string>> {
   return new Set(rows.map((row) => `${String(row['network'])}/${String(row['host'])}`));
 }
 
+/** Per host, when its newest sync job still waiting in the dead letter got there. */
+async function deadLettered(db: SqlExecutor): Promise<Map<string, number>> {
+  const rows = rowsOf(
+    await db.executeSql(
+      `SELECT data->>'network' AS network, data->>'host' AS host, (extract(epoch FROM max(created_on)) * 1000)::float8 AS at FROM ${BOSS_SCHEMA}.job
+       WHERE name = $1 AND state < 'active' AND data->>'type' = 'sync' GROUP BY 1, 2`,
+      [DEAD_QUEUE],
+    ),
+  );
+  return new Map(rows.map((row) => [`${String(row['network'])}/${String(row['host'])}`, Number(row['at'])]));
+}
+
 async function leaseFacts(db: SqlExecutor): Promise<LeaseFacts> {
   const rows = rowsOf(
     await db.executeSql(
@@ -136,7 +157,7 @@ export interface QueuedSync extends DueSync {
  * `unavailable` when the store or the queue cannot be read.
  */
 export async function enqueueDueSyncs(store: Store, queue: HostQueue, schedule: ResolvedSchedule, now = Date.now()): Promise<QueuedSync[]> {
-  const [pending, leases] = await Promise.all([pendingHosts(queue.database), leaseFacts(queue.database)]);
+  const [pending, leases, dead] = await Promise.all([pendingHosts(queue.database), leaseFacts(queue.database), deadLettered(queue.database)]);
   const decided: QueuedSync[] = [];
   for (const network of await store.networks.list()) {
     for (const host of await store.hosts.list(network.slug)) {
@@ -153,6 +174,7 @@ export async function enqueueDueSyncs(store: Store, queue: HostQueue, schedule: 
           pending: pending.has(key),
           leased: leases.leased.has(key),
           watchOrphaned: leases.watchOrphaned.has(key),
+          deadLetteredAt: dead.get(key) ?? null,
         },
         schedule,
         now,

@@ -87,6 +87,8 @@ export interface CatalogStatus {
   readonly running: readonly RunningCrawl[];
   /** Hosts whose newest run failed. */
   readonly failing: readonly FailingHost[];
+  /** Per host (`network/host`) whose newest run completed: when it finished. */
+  readonly completedAt: Readonly<Record<string, number>>;
 }
 
 const ms = (column: string): string => `(extract(epoch FROM ${column}) * 1000)::float8`;
@@ -184,6 +186,7 @@ export async function queueStatus(db: SqlExecutor): Promise<QueueStatus> {
 export async function catalogStatus(store: Store): Promise<CatalogStatus> {
   const running: RunningCrawl[] = [];
   const failing: FailingHost[] = [];
+  const completedAt: Record<string, number> = {};
   for (const network of await store.networks.list()) {
     for (const host of await store.hosts.list(network.slug)) {
       const name = `${host.network}/${host.slug}`;
@@ -192,10 +195,27 @@ export async function catalogStatus(store: Store): Promise<CatalogStatus> {
         if (run.state === 'running') running.push({ host: name, run: run.id, mode: run.mode, owner: run.owner, heartbeatAt: run.heartbeatAt, entries: run.counters.entries, startedAt: run.startedAt });
       }
       const newest = runs[0];
+      if (newest?.state === 'completed') completedAt[name] = newest.finishedAt ?? newest.updatedAt;
       if (newest?.state === 'failed') {
         failing.push({ host: name, kind: 'run_failed', code: newest.error?.code ?? 'connector_failed', message: newest.error?.message ?? '', attempts: null, at: newest.finishedAt ?? newest.updatedAt });
       }
     }
   }
-  return { running, failing };
+  return { running, failing, completedAt };
+}
+
+/**
+ * The failing hosts to show, one per host: the queue's view (dead letter, retrying) wins over the
+ * newest run's, except that a host whose newest run completed after the queue's failure is not
+ * failing — status tells the latest run, not what an older job left behind.
+ */
+export function currentFailures(fromQueue: readonly FailingHost[], catalog: CatalogStatus): FailingHost[] {
+  const byHost = new Map<string, FailingHost>();
+  for (const host of catalog.failing) byHost.set(host.host, host);
+  for (const host of fromQueue) {
+    const completed = catalog.completedAt[host.host];
+    if (completed !== undefined && completed >= host.at) continue;
+    byHost.set(host.host, host);
+  }
+  return [...byHost.values()].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
 }

@@ -18,7 +18,7 @@ import { DEAD_QUEUE, SYNC_QUEUE, inboxQueue, parseHostJob } from './jobs.js';
 import { acquireLease, recordClaims, registerWorker } from './leases.js';
 import { HostQueue } from './queue.js';
 import { QUEUE_SCHEMA } from './schema.js';
-import { catalogStatus, queueStatus } from './status.js';
+import { catalogStatus, currentFailures, queueStatus } from './status.js';
 import { QueueWorker, type WorkerActivity } from './worker.js';
 import { openTestQueue, waitFor } from './__fixtures__/waiting.js';
 
@@ -300,6 +300,56 @@ describe('QueueWorker', () => {
     const [dead] = await c.queue.waiting(DEAD_QUEUE);
     expect(parseHostJob(dead!.data)).toMatchObject({ host: 'poison', lost: 3 });
     expect(await runsOf(c.store, ref)).toEqual([]);
+  });
+
+  it('leaves a host dead-lettered after its workers died to a person, and status follows its newest run', async () => {
+    const c = await cluster();
+    const ref = await c.addHost('poison', new MemoryHost([object('a.md', 'alpha'), object('b.md', 'beta')]), { trigger: 'auto', interval: 'PT1H' });
+    const { database } = c.queue;
+    // Its crawl was left running by a worker that died, and the job's workers kept dying: a job with
+    // two losses, claimed by a dead worker, goes to the dead letter when that one is reaped.
+    const hung = new MemoryHost([object('a.md', 'alpha'), object('b.md', 'beta')], { pageSize: 1 });
+    let pages = 0;
+    const stuck: Connector = { describe: () => hung.describe(), stat: (path) => hung.stat(path), read: (path) => hung.read(path), list: (options) => (++pages > 1 ? new Promise(() => undefined) : hung.list(options)) };
+    const dying = new Crawler({ store: c.store.catalog, batchSize: 1, owner: `999997@${hostname()}#dead` });
+    void dying.sync({ ref, connector: stuck, description: memoryDescription }).result.catch(() => undefined);
+    await waitFor('the dying run', async () => (await runsOf(c.store, ref)).find((run) => run.state === 'running'));
+    await registerWorker(database, { id: 'wkilled', machine: hostname(), pid: 999_997, concurrency: 1, leaseMs: 300 });
+    await c.queue.createInbox('wkilled');
+    await c.queue.sendJob(SYNC_QUEUE, { type: 'sync', ...ref, mode: 'auto', reason: 'lost', lost: 3 });
+    await database.transaction(async (tx) => {
+      const fetched = await c.queue.fetch(SYNC_QUEUE, 1, tx);
+      await recordClaims(tx, 'wkilled', [{ jobId: fetched[0]!.id, queue: SYNC_QUEUE, ...ref }]);
+    });
+    await c.worker({ maxLosses: 3 });
+    expect(await waitFor('the reaping', () => c.activity.find((event) => event.type === 'reaped'))).toMatchObject({ dead: 'wkilled', deadLettered: 1 });
+    expect(await c.queue.waiting(DEAD_QUEUE)).toHaveLength(1);
+
+    // The minute's tick: the host is auto and its run unfinished, but it waits for a person.
+    await c.queue.tickNow();
+    expect(await waitFor('the tick', () => c.activity.find((event) => event.type === 'scheduled'))).toMatchObject({ queued: 0 });
+    expect(await c.queue.waiting(SYNC_QUEUE)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(c.activity.filter((event) => event.type === 'crawl-started')).toEqual([]);
+    const before = await queueStatus(database);
+    expect(currentFailures(before.failing, await catalogStatus(c.store))).toEqual([expect.objectContaining({ host: 'home/poison', kind: 'dead_letter', code: 'worker_lost' })]);
+
+    // A person asks (what `inseam crawl` and the web page's Sync send): it runs, and then the host is not failing.
+    await c.queue.requestSync(ref);
+    await completedRun(c.store, ref);
+    await waitFor('the dead letter resolved', async () => ((await c.queue.waiting(DEAD_QUEUE)).length === 0 ? true : undefined));
+    const after = await queueStatus(database);
+    expect(after.failing).toEqual([]);
+    expect(currentFailures(after.failing, await catalogStatus(c.store))).toEqual([]);
+    expect(after.queues.find((queue) => queue.queue === DEAD_QUEUE)).toMatchObject({ waiting: 0 });
+
+    // A dead-letter record older than a crawl that completed elsewhere (in a process of its own) is not shown either.
+    const other = await c.addHost('elsewhere', new MemoryHost([object('x.md', 'x')]));
+    await c.queue.sendJob(DEAD_QUEUE, { type: 'sync', ...other, mode: 'auto', reason: 'lost', lost: 4 });
+    expect(currentFailures((await queueStatus(database)).failing, await catalogStatus(c.store))).toEqual([expect.objectContaining({ host: 'home/elsewhere', kind: 'dead_letter' })]);
+    const local = new Crawler({ store: c.store.catalog, batchSize: 20 });
+    expect((await local.sync({ ref: other, connector: c.connectors.get('elsewhere')!, description: memoryDescription }).result).state).toBe('completed');
+    expect(currentFailures((await queueStatus(database)).failing, await catalogStatus(c.store))).toEqual([]);
   });
 
   it('pauses everything when its own heartbeat lapsed, joins again as a new worker, and the crawl resumes', async () => {

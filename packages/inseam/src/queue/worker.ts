@@ -445,7 +445,11 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
           await this.#queue.sendJob(sharedQueueOf(resume), resume, { db: tx });
         });
       } else {
-        await this.#settle(fetched, generation, (tx) => this.#queue.complete(fetched.queue, fetched.id, output, tx));
+        // A completed crawl ends what the dead letter recorded about the host: status shows the newest run.
+        await this.#settle(fetched, generation, async (tx) => {
+          await this.#queue.complete(fetched.queue, fetched.id, output, tx);
+          if (run.state === 'completed') await this.#queue.resolveDead(ref, tx);
+        });
         if (run.state === 'completed' && !this.#stopping) await this.#keepWatch(ref, target, generation);
       }
     } catch (error) {

@@ -41,6 +41,35 @@ export function compileGlob(pattern: string, mode: GlobMode): GlobResult {
   }
 }
 
+/**
+ * The same glob as a PostgreSQL regular expression (an ARE, for `~`), or its problem. PostgreSQL's
+ * matcher is not a backtracking one, so each `*` is a plain run: `[^/]*` inside a segment, `.*`
+ * in text; `**` segments as in compileGlob. Matches exactly what compileGlob's RegExp matches.
+ */
+export function globPosixSource(pattern: string, mode: GlobMode): { readonly source: string } | { readonly problem: string } {
+  try {
+    if (pattern === '') throw new GlobProblem('the glob is empty');
+    if (mode === 'text') return { source: `^${posixItems(parseItems(pattern, 'text'), '.')}$` };
+    const segments = parsePath(pattern);
+    let source = '^';
+    segments.forEach((segment, index) => {
+      const last = index === segments.length - 1;
+      if (segment === 'globstar') source += last ? (index === 0 ? '.*' : '.+') : '(?:[^/]*/)*';
+      else source += posixItems(segment, '[^/]') + (last ? '' : '/');
+    });
+    return { source: `${source}$` };
+  } catch (error) {
+    if (error instanceof GlobProblem) return { problem: error.message };
+    throw error;
+  }
+}
+
+function posixItems(items: readonly Item[], any: string): string {
+  // A class compiled for a RegExp is valid in an ARE too: the same escapes inside brackets; only
+  // "[^]" (any character, in text) has no ARE spelling.
+  return items.map((item) => (item.kind === 'star' ? `${any}*` : item.kind === 'literal' ? literal(item.text) : item.source === '[^]' ? '.' : item.source)).join('');
+}
+
 function parsePath(pattern: string): Segment[] {
   const segments = pattern.split('/').map((text, index, all): Segment => {
     if (text === '') {

@@ -2,7 +2,7 @@ export { validateScope, validateDefaultScope, MAX_PREDICATE_DEPTH, MAX_PREDICATE
 export { compileScope } from './compile.js';
 export type { CompiledScope, CompiledWindow, CompileScopeOptions, ScopeDecision, ScopeLimits, ScopeTally } from './compile.js';
 export { mergeScopes, compileHostScope } from './merge.js';
-export { compileGlob } from './glob.js';
+export { compileGlob, globPosixSource } from './glob.js';
 export type { GlobMode, GlobResult } from './glob.js';
 export { parseDuration, subtractDuration } from './duration.js';
 export type { Duration } from './duration.js';

@@ -1,3 +1,3 @@
-export { SearchService, MAX_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT, MAX_SCAN } from './search.js';
+export { SearchService, MAX_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT } from './search.js';
 export type { SearchOptions, SearchResult, SearchPage, SearchServiceOptions } from './search.js';
 export { parseWhere, typeWhere } from './where.js';

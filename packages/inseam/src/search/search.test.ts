@@ -80,8 +80,9 @@ describe('search', () => {
     expect(await all('kept private', { network: 'home' })).toEqual([]);
   });
 
-  it("applies the caller's own read check on top", async () => {
-    const found = await all('needle', { network: 'home', canRead: (address) => address.host !== 'other' && address.path !== 'a.md' });
+  it("applies the caller's own permission tree on top", async () => {
+    const access = (host: { slug: string }) => Promise.resolve(host.slug === 'other' ? null : { default: { read: true, write: false, exec: false }, paths: { 'a.md': { read: false } } });
+    const found = await all('needle', { network: 'home', access });
     expect(found).toEqual(['inseam://home/docs/big.txt', 'inseam://home/docs/private/open/c.md', 'inseam://home/docs/privateer.md']);
   });
 

@@ -2,34 +2,37 @@
  * Full-text search across the hosts of a network (or of every network), over the catalog's
  * content index, returning global addresses with snippets.
  *
- * Filters, applied to each hit of the content index in rank order:
+ * Filters, all applied inside the store's query, before the page is cut (store/search-scope.ts):
  * - hosts: only the named hosts of the network;
  * - dimensions: scope-grammar predicates (docs/scope.md), all of which must hold, evaluated on
  *   the entry as stored. A host whose kind does not declare a dimension a predicate names (or
  *   declares it with another type) has no hits; when that is true of every searched host the
  *   search is refused with the scope validation's `scope_invalid`;
  * - permissions: never a hit the caller may not read. Each host's permission tree (see
- *   HostKinds.permissionsOf) must allow `read` on the hit's path, and `canRead`, when given (the
- *   HTTP and MCP surfaces pass the authenticated caller's check), must answer true.
+ *   HostKinds.permissionsOf) must allow `read` on the hit's path, and so must the caller's own
+ *   tree for the host, when `access` gives one (the HTTP, MCP and CLI surfaces pass the
+ *   authenticated caller's); a host `access` answers null for is not searched.
  *
- * Paging: one call scans at most MAX_SCAN hits of the index; `next` continues where the scan
- * stopped, so a filter that rejects most hits costs more calls, never unbounded work in one.
+ * Paging: `next` is the offset into the filtered, ranked hits; it is given only when more hits
+ * follow, so a page is empty only when nothing matches from its offset on. Each hit is checked
+ * again against the trees and the catalog after the query (a path the catalog holds in a
+ * spelling that is not canonical, or an entry deleted meanwhile, is dropped), and the page is
+ * filled from further hits when one is.
  */
-import type { Description, Entry, ScopePredicate } from '@inseam/connector';
-import { InvalidArgumentError, NotFoundError, isConnectorError, type ConnectorError } from '@neuralis/package-system/contracts';
+import type { Description, Dimension, ScopePredicate } from '@inseam/connector';
+import { InvalidArgumentError, NotFoundError, isConnectorError, type ConnectorError, type PermissionTree } from '@neuralis/package-system/contracts';
 import { addressFromHostPath, checkHostSlug, checkNetworkSlug, formatAddress, type Address } from '../address/index.js';
-import type { Catalog, CatalogEntry } from '../catalog/index.js';
-import type { CompiledPermissions } from '../fs/permissions.js';
+import { pathOfSegments } from '../address/path.js';
+import type { Catalog } from '../catalog/index.js';
+import { compilePermissions, type CompiledPermissions } from '../fs/permissions.js';
 import type { HostKinds } from '../platform/host-kinds.js';
-import { compileScope, type CompiledScope } from '../scope/index.js';
-import type { HostRecord, HostRef, SearchHit, Store } from '../store/index.js';
+import { compileScope } from '../scope/index.js';
+import { toComparable } from '../scope/values.js';
+import type { EntryCondition, EntryField, HostRecord, HostRef, HostSearchScope, ReadablePaths, SearchHit, Store, ValueType } from '../store/index.js';
 import { parseWhere, typeWhere } from './where.js';
 
 export const MAX_SEARCH_LIMIT = 100;
 export const DEFAULT_SEARCH_LIMIT = 20;
-/** Index hits looked at per call, at most. */
-export const MAX_SCAN = 1000;
-const PAGE = 100;
 
 export interface SearchOptions {
   /** Absent: every network. */
@@ -44,8 +47,11 @@ export interface SearchOptions {
   readonly limit?: number;
   /** `next` of the previous page. */
   readonly cursor?: string;
-  /** The caller's own read check, on top of the hosts' permission trees. */
-  readonly canRead?: (address: Address) => boolean | Promise<boolean>;
+  /**
+   * The caller's own permission tree for a host, on top of the host's; null: the caller may read
+   * nothing of it. Absent: only the hosts' trees apply.
+   */
+  readonly access?: (host: HostRecord) => Promise<PermissionTree | null>;
 }
 
 export interface SearchResult {
@@ -67,7 +73,7 @@ export interface SearchResult {
 
 export interface SearchPage {
   readonly hits: readonly SearchResult[];
-  /** Pass as `cursor` for more; absent when the index has no more hits. */
+  /** Pass as `cursor` for more; absent when no more hits match. */
   readonly next?: string;
 }
 
@@ -79,9 +85,9 @@ export interface SearchServiceOptions {
 
 interface HostFilter {
   readonly record: HostRecord;
-  readonly permissions: CompiledPermissions;
-  /** null: no dimension filter; 'none': the host cannot satisfy it. */
-  readonly where: CompiledScope | null | 'none';
+  /** The host's tree and the caller's: both must allow `read`. */
+  readonly permissions: readonly CompiledPermissions[];
+  readonly scope: HostSearchScope;
 }
 
 export class SearchService {
@@ -105,29 +111,23 @@ export class SearchService {
     const start = decodeCursor(options.cursor);
     const where = [...(options.where ?? []), ...(options.whereText ?? []).map(parseWhere)];
     const records = await this.#hosts(options);
-    const filters = await this.#filters(records, where);
-    const hosts = options.hosts === undefined ? undefined : records.map((record) => ({ network: record.network, host: record.slug }));
+    const filters = await this.#filters(records, where, options.access);
+    const scopes = [...filters.values()].map((filter) => filter.scope);
     const hits: SearchResult[] = [];
+    const network = options.network === undefined ? {} : { network: options.network };
     let offset = start;
-    let exhausted = false;
-    while (hits.length < limit && offset - start < MAX_SCAN && !exhausted) {
-      const batch = await this.#o.catalog.search(text, {
-        ...(options.network === undefined ? {} : { network: options.network }),
-        ...(hosts === undefined ? {} : { hosts }),
-        limit: PAGE,
-        offset,
-      });
-      let consumed = 0;
-      for (const hit of batch) {
-        consumed += 1;
-        const result = await this.#accept(hit, filters, options.canRead);
+    for (;;) {
+      // One more than the page needs says whether another page follows.
+      const want = Math.min(limit - hits.length + 1, MAX_SEARCH_LIMIT);
+      const batch = scopes.length === 0 ? [] : await this.#o.catalog.search(text, { ...network, scopes, limit: want, offset });
+      for (let index = 0; index < batch.length; index++) {
+        if (hits.length === limit) return { hits, next: encodeCursor(offset + index) };
+        const result = await this.#accept(batch[index]!, filters);
         if (result !== null) hits.push(result);
-        if (hits.length === limit) break;
       }
-      offset += consumed;
-      exhausted = batch.length < PAGE && consumed === batch.length;
+      offset += batch.length;
+      if (batch.length < want) return { hits };
     }
-    return exhausted ? { hits } : { hits, next: encodeCursor(offset) };
   }
 
   async #hosts(options: SearchOptions): Promise<HostRecord[]> {
@@ -148,42 +148,47 @@ export class SearchService {
     });
   }
 
-  async #filters(records: readonly HostRecord[], where: readonly ScopePredicate[]): Promise<Map<string, HostFilter>> {
+  async #filters(records: readonly HostRecord[], where: readonly ScopePredicate[], access: SearchOptions['access']): Promise<Map<string, HostFilter>> {
     const filters = new Map<string, HostFilter>();
     let refusal: ConnectorError | undefined;
     let anyUsable = false;
     for (const record of records) {
-      let compiled: HostFilter['where'] = null;
+      let condition: EntryCondition | undefined;
+      let usable = true;
       if (where.length > 0) {
         try {
-          compiled = whereScope(where, await this.#o.kinds.describe(record));
+          condition = whereCondition(where, await this.#o.kinds.describe(record));
           anyUsable = true;
         } catch (error) {
           if (!isConnectorError(error)) throw error;
           refusal ??= error;
-          compiled = 'none';
+          usable = false;
         }
       }
-      filters.set(refKey({ network: record.network, host: record.slug }), { record, permissions: this.#o.kinds.permissionsOf(record), where: compiled });
+      if (!usable) continue;
+      const own = this.#o.kinds.permissionsOf(record);
+      const callers = access === undefined ? undefined : await access(record);
+      if (callers === null) continue;
+      const permissions = callers === undefined ? [own] : [own, compilePermissions(callers)];
+      const scope: HostSearchScope = { hostId: record.id, readable: permissions.map((tree) => readablePaths(tree.tree)), ...(condition === undefined ? {} : { where: condition }) };
+      filters.set(refKey({ network: record.network, host: record.slug }), { record, permissions, scope });
     }
     if (where.length > 0 && !anyUsable && refusal !== undefined) throw refusal;
     return filters;
   }
 
-  async #accept(hit: SearchHit, filters: ReadonlyMap<string, HostFilter>, canRead: SearchOptions['canRead']): Promise<SearchResult | null> {
+  async #accept(hit: SearchHit, filters: ReadonlyMap<string, HostFilter>): Promise<SearchResult | null> {
     const filter = filters.get(refKey(hit.host));
-    if (filter === undefined || filter.where === 'none') return null;
+    if (filter === undefined) return null;
     let address: Address;
     try {
       address = addressFromHostPath(hit.path, { network: hit.host.network, host: hit.host.host });
     } catch {
       return null;
     }
-    if (!filter.permissions.allows(address.segments, 'read')) return null;
-    if (canRead !== undefined && (await canRead(address)) !== true) return null;
+    if (!filter.permissions.every((tree) => tree.allows(address.segments, 'read'))) return null;
     const entry = await this.#o.catalog.entry(hit.host, hit.path);
     if (entry === null) return null;
-    if (filter.where !== null && filter.where.decide(toEntry(entry)) === 'skip') return null;
     return {
       address: formatAddress(address),
       network: hit.host.network,
@@ -199,22 +204,48 @@ export class SearchService {
   }
 }
 
-/** The predicates as a scope that skips every entry failing one of them. Throws `scope_invalid`. */
-function whereScope(where: readonly ScopePredicate[], description: Description): CompiledScope {
+/**
+ * The predicates as one condition on the entry's fields, typed by the host's dimensions. Throws
+ * `scope_invalid` as the scope validation does (an undeclared dimension, a wrong type, an
+ * operator the type does not take, a bad glob).
+ */
+function whereCondition(where: readonly ScopePredicate[], description: Description): EntryCondition {
   const typed = where.map((predicate) => typeWhere(predicate, description));
   const all: ScopePredicate = typed.length === 1 ? typed[0]! : { all: typed };
-  return compileScope({ rules: [{ exclude: { not: all } }] }, description);
+  compileScope({ rules: [{ exclude: { not: all } }] }, description);
+  return toCondition(all, description);
 }
 
-function toEntry(entry: CatalogEntry): Entry {
-  return {
-    path: entry.path,
-    ...(entry.size === null ? {} : { size: entry.size }),
-    ...(entry.mtime === null ? {} : { mtime: entry.mtime }),
-    ...(entry.etag === null ? {} : { etag: entry.etag }),
-    ...(entry.mime === null ? {} : { mime: entry.mime }),
-    ...(entry.extra === null ? {} : { extra: { ...entry.extra } }),
-  };
+function toCondition(predicate: ScopePredicate, description: Description): EntryCondition {
+  if ('all' in predicate) return { all: predicate.all.map((item) => toCondition(item, description)) };
+  if ('any' in predicate) return { any: predicate.any.map((item) => toCondition(item, description)) };
+  if ('not' in predicate) return { not: toCondition(predicate.not, description) };
+  const dimension = description.dimensions[predicate.dim]!;
+  const field: EntryField = dimension.from.startsWith('extra.') ? { extra: dimension.from.split('.').slice(1) } : (dimension.from as EntryField);
+  const type: ValueType = VALUE_TYPES[dimension.type];
+  const value = (item: unknown): string | number | boolean => toComparable(item, dimension);
+  switch (predicate.op) {
+    case 'in':
+      return { field, type, op: 'in', value: (predicate.value as unknown[]).map(value) };
+    case 'prefix':
+      return { field, type: 'text', op: 'prefix', value: predicate.value as string };
+    case 'glob':
+      return { field, type: 'text', op: 'glob', value: predicate.value as string, mode: dimension.type === 'path' ? 'path' : 'text' };
+    default:
+      return { field, type, op: predicate.op, value: value(predicate.value) };
+  }
+}
+
+const VALUE_TYPES: Readonly<Record<Dimension['type'], ValueType>> = { string: 'text', path: 'text', enum: 'text', bytes: 'number', integer: 'number', datetime: 'datetime', boolean: 'boolean' };
+
+/** Where a tree allows `read`, as catalog paths: its keys that set `read`, deepest first. */
+function readablePaths(tree: PermissionTree): ReadablePaths {
+  const rules = Object.entries(tree.paths ?? {})
+    .filter(([, rights]) => rights.read !== undefined)
+    .map(([key, rights]) => ({ segments: key.split('/'), read: rights.read! }))
+    .sort((a, b) => b.segments.length - a.segments.length)
+    .map(({ segments, read }) => ({ path: pathOfSegments(segments).path, read }));
+  return { default: tree.default.read, rules };
 }
 
 function refKey(ref: HostRef): string {

@@ -40,8 +40,10 @@ export type {
   VectorHit,
   VectorStore,
 } from './vector-types.js';
-export { openStore } from './open.js';
-export type { OpenStoreOptions, PlatformStore } from './open.js';
+export { openStore, storeTarget } from './open.js';
+export type { OpenStoreOptions, PlatformStore, StoreTarget } from './open.js';
+export { backupStore, checkStoreFile } from './sqlite/maintenance.js';
+export type { StoreBackup, StoreCheck } from './sqlite/maintenance.js';
 export { CONTENT_STATES, CRAWL_MODES, CRAWL_RUN_STATES, ZERO_COUNTERS } from './types.js';
 export type {
   HostRef,
@@ -94,3 +96,4 @@ export type {
   WebhookKeyStore,
   Store,
 } from './types.js';
+export type { EntryCondition, EntryField, HostSearchScope, ReadablePaths, ValueType } from './search-scope.js';

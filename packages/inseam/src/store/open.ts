@@ -23,8 +23,17 @@ export interface OpenStoreOptions {
  * repeats the URL, which may carry a password), and what the store's `open` throws.
  */
 export async function openStore(url?: string, options: OpenStoreOptions = {}): Promise<PlatformStore> {
-  if (url === undefined || url === '') return SqliteStore.open({ path: options.defaultPath ?? ':memory:' });
-  if (isPostgresUrl(url)) return PostgresStore.open({ url });
+  const target = storeTarget(url, options);
+  return target.kind === 'postgres' ? PostgresStore.open({ url: target.url }) : SqliteStore.open({ path: target.path });
+}
+
+/** Which store a URL names, without opening it. */
+export type StoreTarget = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string };
+
+/** What `openStore(url, options)` would open. Throws `invalid_argument` as openStore does. */
+export function storeTarget(url?: string, options: OpenStoreOptions = {}): StoreTarget {
+  if (url === undefined || url === '') return { kind: 'sqlite', path: options.defaultPath ?? ':memory:' };
+  if (isPostgresUrl(url)) return { kind: 'postgres', url };
   if (/^file:/i.test(url)) {
     let path: string;
     try {
@@ -32,12 +41,12 @@ export async function openStore(url?: string, options: OpenStoreOptions = {}): P
     } catch (error) {
       throw new InvalidArgumentError('The store file: URL could not be read as a local file path.', { cause: error, details: { argument: 'store', reason: 'store_url' } });
     }
-    return SqliteStore.open({ path });
+    return { kind: 'sqlite', path };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
     throw new InvalidArgumentError('The store is a postgres:// (or postgresql://) URL, or the path of a SQLite file; this URL names neither.', {
       details: { argument: 'store', reason: 'store_url' },
     });
   }
-  return SqliteStore.open({ path: url });
+  return { kind: 'sqlite', path: url };
 }

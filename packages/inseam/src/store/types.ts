@@ -14,6 +14,7 @@
  *   (`details.sqlite` or `details.postgres` names the driver's code: SQLITE_BUSY, a SQLSTATE, a
  *   socket error, or `closed`), and never puts stored content in an error.
  */
+import type { HostSearchScope } from './search-scope.js';
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
 import type { VectorStore } from './vector-types.js';
@@ -367,6 +368,11 @@ export interface SearchQuery {
   /** Only these hosts (ids); absent searches every host (of `network`, when given). */
   readonly hostIds?: readonly number[];
   readonly network?: string;
+  /**
+   * Only entries inside one of these (per host: readable paths and a condition on the entry),
+   * applied in the query before `offset` and `limit` cut the page; absent: no such filter.
+   */
+  readonly scopes?: readonly HostSearchScope[];
   /** At most 100; default 20. */
   readonly limit?: number;
   readonly offset?: number;

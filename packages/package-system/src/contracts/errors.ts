@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   'sandbox_limit',
   'description_invalid',
   'scope_invalid',
+  'store_damaged',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -366,6 +367,17 @@ export class ScopeValidationError extends ConnectorError {
   }
 }
 
+/**
+ * The platform's own store cannot be trusted: the file is empty, is not a database, or fails its
+ * integrity check. Nothing was created over it or written into it. `details.reason` is
+ * `store_empty`, `store_not_a_database` or `store_corrupt`; the message names the file and what to do.
+ */
+export class StoreDamagedError extends ConnectorError {
+  constructor(message = 'The store is damaged; restore it from a backup.', options?: ConnectorErrorOptions) {
+    super('store_damaged', message, options);
+  }
+}
+
 /** Every concrete class with the code it carries, so docs and tests can enumerate them. */
 export const ERROR_CLASSES = {
   not_found: NotFoundError,
@@ -398,4 +410,5 @@ export const ERROR_CLASSES = {
   sandbox_limit: SandboxLimitError,
   description_invalid: DescriptionValidationError,
   scope_invalid: ScopeValidationError,
+  store_damaged: StoreDamagedError,
 } as const satisfies Record<ErrorCode, abstract new (...args: never[]) => ConnectorError>;

@@ -109,5 +109,6 @@ export {
   SandboxLimitError,
   DescriptionValidationError,
   ScopeValidationError,
+  StoreDamagedError,
 } from './errors.js';
 export type { ErrorCode, ErrorDetails, ConnectorErrorOptions, ManifestIssue } from './errors.js';

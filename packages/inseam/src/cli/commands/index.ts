@@ -11,6 +11,7 @@ import { registerOAuthClientCommand } from './oauth-client.js';
 import { registerSearchCommand } from './search.js';
 import { registerSigninCommand } from './signin.js';
 import { registerStatusCommand } from './status.js';
+import { registerStoreCommand } from './store.js';
 import { registerDataOption } from './support.js';
 import { registerTrialCommand } from './trial.js';
 import { registerTokenCommand } from './token.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command, io: CliIo): void {
   registerUpCommand(program, io);
   registerWorkerCommand(program, io);
   registerStatusCommand(program, io);
+  registerStoreCommand(program, io);
   registerNetworkCommand(program, io);
   registerHostCommand(program, io);
   registerFilesCommand(program, io);

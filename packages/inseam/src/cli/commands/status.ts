@@ -13,7 +13,7 @@
  */
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/index.js';
-import { HostQueue, catalogStatus, queueStatus, QueueDatabase, type CatalogStatus, type FailingHost, type QueueStatus } from '../../queue/index.js';
+import { HostQueue, catalogStatus, currentFailures, queueStatus, QueueDatabase, type CatalogStatus, type FailingHost, type QueueStatus } from '../../queue/index.js';
 import type { CliIo } from '../program.js';
 import { formatDuration, formatTable, printJson, withPlatform } from './support.js';
 import { sharedStoreUrl, storeUrlOf } from './worker.js';
@@ -111,7 +111,7 @@ function render(queue: QueueStatus | null, catalog: CatalogStatus, shared: boole
       ]),
     );
   }
-  const failing = mergeFailing(queue?.failing ?? [], catalog.failing);
+  const failing = currentFailures(queue?.failing ?? [], catalog);
   parts.push(`\nFailing hosts: ${failing.length}\n`);
   if (failing.length > 0) {
     parts.push(
@@ -122,13 +122,6 @@ function render(queue: QueueStatus | null, catalog: CatalogStatus, shared: boole
     );
   }
   return parts.join('');
-}
-
-/** One line per host: the queue's view (dead letter, retrying) wins over the newest run's. */
-function mergeFailing(fromQueue: readonly FailingHost[], fromRuns: readonly FailingHost[]): FailingHost[] {
-  const byHost = new Map<string, FailingHost>();
-  for (const host of [...fromRuns, ...fromQueue]) byHost.set(host.host, host);
-  return [...byHost.values()].sort((a, b) => a.host.localeCompare(b.host));
 }
 
 export function registerStatusCommand(program: Command, io: CliIo): void {
@@ -148,7 +141,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
         const now = Date.now();
         const [queue, catalog] = await Promise.all([sharedUrl === undefined ? Promise.resolve(null) : readQueue(sharedUrl), catalogStatus(platform.store)]);
         if (options.json === true) {
-          printJson(io, { store: sharedUrl === undefined ? 'sqlite' : 'postgres', ...(queue ?? { workers: [], queues: [], leases: [] }), running: catalog.running, failing: mergeFailing(queue?.failing ?? [], catalog.failing) });
+          printJson(io, { store: sharedUrl === undefined ? 'sqlite' : 'postgres', ...(queue ?? { workers: [], queues: [], leases: [] }), running: catalog.running, failing: currentFailures(queue?.failing ?? [], catalog) });
         } else {
           io.stdout.write(render(queue, catalog, sharedUrl !== undefined, now));
         }

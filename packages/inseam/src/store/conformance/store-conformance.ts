@@ -16,6 +16,9 @@
  * backend's own tests.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compileGlob, parseTimestamp } from '../../scope/index.js';
+import { compareText } from '../../scope/values.js';
+import type { EntryCondition, HostSearchScope } from '../search-scope.js';
 import type { EntryPut, EntryRow, Store } from '../types.js';
 
 export interface ConformanceStore {
@@ -46,6 +49,21 @@ function row(path: string, fields: Partial<EntryRow> = {}): EntryRow {
 
 function indexed(text: string, key = 'k'): EntryPut['content'] {
   return { state: 'indexed', key, text, bytes: Buffer.byteLength(text) };
+}
+
+/** The scope evaluator's own readings, which the stores' SQL must agree with. */
+function parseTimestampForTest(text: string): number | undefined {
+  return parseTimestamp(text, false);
+}
+
+function globForTest(pattern: string, mode: 'path' | 'text'): RegExp {
+  const compiled = compileGlob(pattern, mode);
+  if (!('regexp' in compiled)) throw new Error(compiled.problem);
+  return compiled.regexp;
+}
+
+function compareCodePoints(a: string, b: string): number {
+  return compareText(a, b);
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -583,6 +601,92 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         expect(await codeOf(store.catalog.search({ text: 'shared', offset: -1 }))).toBe('invalid_argument');
         expect(await codeOf(store.catalog.search({ text: 'shared', limit: 0 }))).toBe('invalid_argument');
         expect(await store.catalog.search({ text: 'shared', limit: 500 })).toHaveLength(5);
+      });
+
+      it('applies scopes — readable paths and conditions on the entry — before the page is cut', async () => {
+        const otherId = await homeHost('other');
+        // 90 entries that rank above the two that pass the filter: a page cut first would be empty.
+        const loud = Array.from({ length: 90 }, (_, i) => ({ row: row(`loud/${String(i).padStart(3, '0')}.txt`, { mime: 'text/plain' }), content: indexed('budget budget budget budget') }));
+        await store.catalog.commit({
+          hostId,
+          marker: null,
+          puts: [
+            ...loud,
+            { row: row('plan.md', { mime: 'text/markdown', size: 5000 }), content: indexed(`budget ${'words '.repeat(300)}`) },
+            { row: row('private/secret.md', { mime: 'text/markdown' }), content: indexed(`budget ${'words '.repeat(300)}`) },
+            { row: row('private/open/shared.md', { mime: 'text/markdown' }), content: indexed(`budget ${'words '.repeat(300)}`) },
+            { row: row('privateer.md', { mime: 'text/markdown' }), content: indexed(`budget ${'words '.repeat(300)}`) },
+          ],
+          now: 1,
+        });
+        await store.catalog.commit({ hostId: otherId, marker: null, puts: [{ row: row('o.md', { mime: 'text/markdown' }), content: indexed('budget') }], now: 1 });
+        const markdown = { field: 'mime', type: 'text', op: 'eq', value: 'text/markdown' } as const;
+        const tree = { default: true, rules: [{ path: 'private/open', read: true }, { path: 'private', read: false }] };
+        const scoped = (where?: EntryCondition): HostSearchScope[] => [{ hostId, readable: [tree], ...(where === undefined ? {} : { where }) }];
+        const search = async (scopes: readonly HostSearchScope[], limit = 20, offset = 0): Promise<string[]> =>
+          (await store.catalog.search({ text: 'budget', scopes, limit, offset })).map((hit) => hit.path);
+        expect((await store.catalog.search({ text: 'budget', limit: 20 })).every((hit) => hit.path.startsWith('loud/'))).toBe(true);
+        expect((await search(scoped(markdown))).sort()).toEqual(['plan.md', 'private/open/shared.md', 'privateer.md']);
+        // Paging over the filtered hits: pages of one add up to the whole, none repeated.
+        const pages = [...(await search(scoped(markdown), 1, 0)), ...(await search(scoped(markdown), 1, 1)), ...(await search(scoped(markdown), 1, 2))];
+        expect(pages.sort()).toEqual(['plan.md', 'private/open/shared.md', 'privateer.md']);
+        expect(await search(scoped(markdown), 1, 3)).toEqual([]);
+        // Several hosts, each with its own rules; a host not in the scopes is not searched.
+        expect((await search([...scoped(markdown), { hostId: otherId, readable: [{ default: false, rules: [] }] }])).sort()).toEqual(['plan.md', 'private/open/shared.md', 'privateer.md']);
+        expect((await search([{ hostId: otherId, readable: [{ default: true, rules: [] }] }]))).toEqual(['o.md']);
+        expect(await search([])).toEqual([]);
+        // Every tree must allow: a second that denies what the first allows.
+        expect(await search([{ hostId, readable: [tree, { default: false, rules: [{ path: 'plan.md', read: true }] }], where: markdown }])).toEqual(['plan.md']);
+        // Conditions: all, any, not, ne (true when the value is missing), in, ranges, prefix, glob.
+        expect((await search(scoped({ all: [markdown, { field: 'size', type: 'number', op: 'gt', value: 1000 }] })))).toEqual(['plan.md']);
+        expect((await search(scoped({ any: [{ field: 'path', type: 'text', op: 'eq', value: 'plan.md' }, { field: 'path', type: 'text', op: 'prefix', value: 'privateer' }] }))).sort()).toEqual(['plan.md', 'privateer.md']);
+        expect(await search(scoped({ not: { field: 'mime', type: 'text', op: 'in', value: ['text/plain', 'text/markdown'] } }))).toEqual([]);
+        expect((await search(scoped({ field: 'path', type: 'text', op: 'glob', value: 'private/**', mode: 'path' })))).toEqual(['private/open/shared.md']);
+        expect((await search(scoped({ field: 'path', type: 'text', op: 'glob', value: '*.md', mode: 'path' }))).sort()).toEqual(['plan.md', 'privateer.md']);
+        expect((await search(scoped({ field: 'mtime', type: 'datetime', op: 'gte', value: Date.parse('2024-01-01T00:00:00Z') }), 100)).length).toBe(93);
+        expect(await search(scoped({ field: 'mtime', type: 'datetime', op: 'lt', value: Date.parse('2024-01-01T00:00:00Z') }))).toEqual([]);
+        expect(await search(scoped({ field: 'size', type: 'text', op: 'eq', value: '10' }))).toEqual([]);
+        expect((await search(scoped({ field: 'size', type: 'text', op: 'ne', value: '10' }), 100)).length).toBe(93);
+        expect(await search(scoped({ all: [] }), 100)).toHaveLength(93);
+        expect(await search(scoped({ any: [] }))).toEqual([]);
+      });
+
+      it('reads extra, datetimes, text order and globs in scopes exactly as the scope evaluator does', async () => {
+        const mtimes = ['2024-05-01T10:00:00Z', '2024-05-01T12:30:00+02:00', '2024-05-01t10:00:00.5z', '2024-05-01T10:00:00.123456789-00:30', '2024-02-30T00:00:00Z', '2023-02-29T00:00:00Z', '2024-02-29T23:59:60Z', '2024-05-01T24:00:00Z', '2024-05-01 10:00:00Z', '0000-03-01T00:00:00Z', 'yesterday', null];
+        const extras: (Record<string, unknown> | null)[] = [{ flags: { archived: true }, n: 3, who: 'ann' }, { flags: { archived: false }, n: 3.5, who: 'Ann' }, { flags: 'no', n: '3', who: 1 }, { constructor: 'x', flags: { archived: 'true' } }, null];
+        const names = ['a.md', 'b/a.md', 'b/c/d.md', 'é.md', 'Z.md', '\u{1F600}.md', '.git', 'x[1].md'];
+        const puts = mtimes.map((mtime, i) => ({
+          row: row(names[i % names.length]!.replace('.md', `-${i}.md`), { mtime, extra: extras[i % extras.length] === null ? null : JSON.stringify(extras[i % extras.length]) }),
+          content: indexed('probe'),
+        }));
+        await store.catalog.commit({ hostId, marker: null, puts, now: 1 });
+        const all = { hostId, readable: [{ default: true, rules: [] }] };
+        const where = async (condition: EntryCondition): Promise<string[]> =>
+          (await store.catalog.search({ text: 'probe', limit: 100, scopes: [{ ...all, where: condition }] })).map((hit) => hit.path).sort();
+        const expected = (test: (put: (typeof puts)[number]) => boolean): string[] => puts.filter(test).map((put) => put.row.path).sort();
+        const ms = (text: string | null): number | undefined => (text === null ? undefined : parseTimestampForTest(text));
+        const bound = Date.parse('2024-05-01T10:00:00Z');
+        for (const op of ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'] as const) {
+          const compare = (value: number | undefined): boolean => {
+            if (value === undefined) return op === 'ne';
+            return { eq: value === bound, ne: value !== bound, lt: value < bound, lte: value <= bound, gt: value > bound, gte: value >= bound }[op];
+          };
+          expect(await where({ field: 'mtime', type: 'datetime', op, value: bound }), `mtime ${op}`).toEqual(expected((put) => compare(ms(put.row.mtime))));
+        }
+        expect(await where({ field: { extra: ['flags', 'archived'] }, type: 'boolean', op: 'eq', value: true })).toEqual(expected((put) => (JSON.parse(put.row.extra ?? 'null') as { flags?: { archived?: unknown } } | null)?.flags?.archived === true));
+        expect(await where({ field: { extra: ['flags', 'archived'] }, type: 'boolean', op: 'ne', value: true })).toEqual(expected((put) => (JSON.parse(put.row.extra ?? 'null') as { flags?: { archived?: unknown } } | null)?.flags?.archived !== true));
+        expect(await where({ field: { extra: ['n'] }, type: 'number', op: 'gte', value: 3.5 })).toEqual(expected((put) => (JSON.parse(put.row.extra ?? 'null') as { n?: unknown } | null)?.n === 3.5));
+        expect(await where({ field: { extra: ['n'] }, type: 'number', op: 'in', value: [3] })).toEqual(expected((put) => (JSON.parse(put.row.extra ?? 'null') as { n?: unknown } | null)?.n === 3));
+        expect(await where({ field: { extra: ['who'] }, type: 'text', op: 'lt', value: 'a' })).toEqual(expected((put) => (JSON.parse(put.row.extra ?? 'null') as { who?: unknown } | null)?.who === 'Ann'));
+        expect(await where({ field: { extra: ['constructor'] }, type: 'text', op: 'eq', value: 'x' })).toEqual(expected((put) => put.row.extra?.includes('"constructor"') === true));
+        expect(await where({ field: { extra: ['flags', 'constructor'] }, type: 'text', op: 'ne', value: 'x' })).toEqual(expected(() => true));
+        // Text by code point: "Z" < "a" < "é" < "😀".
+        expect(await where({ field: 'path', type: 'text', op: 'gt', value: 'b/z' })).toEqual(expected((put) => compareCodePoints(put.row.path, 'b/z') > 0));
+        expect(await where({ field: 'path', type: 'text', op: 'prefix', value: 'é' })).toEqual(expected((put) => put.row.path.startsWith('é')));
+        for (const [pattern, mode] of [['**/*.md', 'path'], ['b/**', 'path'], ['*', 'path'], ['?.git-*', 'path'], ['x\\[1\\]*', 'path'], ['[!a-z]*', 'path'], ['*A*', 'text'], ['b*d*', 'text'], ['**', 'path']] as const) {
+          const regexp = globForTest(pattern, mode);
+          expect(await where({ field: 'path', type: 'text', op: 'glob', value: pattern, mode }), `${mode} glob ${pattern}`).toEqual(expected((put) => regexp.test(put.row.path)));
+        }
       });
 
       it('folds case and Latin diacritics, splits words on punctuation, and finds path words', async () => {

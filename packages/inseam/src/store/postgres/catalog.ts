@@ -53,6 +53,8 @@ import type {
   SyncState,
 } from '../types.js';
 import { attempt, isUniqueViolation, type Db } from './database.js';
+import { scopesSql } from '../search-scope.js';
+import { postgresDialect } from './search-dialect.js';
 import { hitSnippet, pathVector, searchVector, termWords, tsqueryLiteral, type TermWords } from './search-text.js';
 import { type EntryRowDb, type RunRowDb, toState, toEntry, toRun } from '../rows.js';
 
@@ -568,8 +570,12 @@ export class PostgresCatalogStore implements CatalogStore {
       const offset = query.offset ?? 0;
       if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentError(`offset must be a whole number of 0 or more; it is ${String(offset)}.`);
       if (query.hostIds !== undefined && query.hostIds.length === 0) return [];
+      if (query.scopes !== undefined && query.scopes.length === 0) return [];
       const match = tsqueryLiteral(terms);
       if (match === null) return [];
+      // The scopes filter the matches before the ranking cuts the page (search-scope.ts).
+      const scopeParams: unknown[] = [];
+      const scoped = query.scopes === undefined ? '' : `AND ${scopesSql(query.scopes, postgresDialect(scopeParams, 15))}`;
       const corpus = (await this.#db.one<{ docs: number; words: number }>('SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(words), 0)::float8 AS words FROM catalog_search_stats'))!;
       const rows = await this.#db.query<{ id: number; network: string; host: string; path: string; score: number; excerpt: string; at_start: boolean; at_end: boolean }>(
         // Each term's weight is counted once, over the whole index as FTS5 counts it, up to the
@@ -591,6 +597,7 @@ export class PostgresCatalogStore implements CatalogStore {
            WHERE s.search @@ $1::tsquery
              AND ($2::bigint[] IS NULL OR e.host_id = ANY($2::bigint[]))
              AND ($3::text IS NULL OR n.slug = $3)
+             ${scoped}
          ),
          hits AS (
            SELECT entry_id, score FROM matched ORDER BY score, entry_id LIMIT $4 OFFSET $5
@@ -622,6 +629,7 @@ export class PostgresCatalogStore implements CatalogStore {
           terms.length === 1 ? 0 : Math.floor(corpus.docs / 2) + 1,
           corpus.docs === 0 ? 1 : Math.max(corpus.words / corpus.docs, 1),
           EXCERPT_LEAD,
+          ...scopeParams,
         ],
       );
       return rows.map((row) => {

@@ -25,7 +25,9 @@ import type {
   SweepRequest,
   SyncState,
 } from '../types.js';
-import { attempt, isUniqueViolation, type SqliteDatabase } from './database.js';
+import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from './database.js';
+import { scopesSql } from '../search-scope.js';
+import { registerSearchFunctions, sqliteDialect } from './search-dialect.js';
 import { ftsQuery, readHighlights, HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN } from './fts-query.js';
 import { type StateRow, type EntryRowDb, type RunRowDb, toState, toEntry, toRun } from '../rows.js';
 
@@ -76,10 +78,13 @@ export function clampLimit(limit: number | undefined, fallback: number, max: num
 export class SqliteCatalogStore implements CatalogStore {
   readonly #db: SqliteDatabase;
   readonly #s: ReturnType<typeof prepareStatements>;
+  readonly #prepare: SqliteDatabase['prepare'];
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
     this.#s = prepareStatements(db);
+    this.#prepare = cachedPrepare(db);
+    registerSearchFunctions(db);
   }
 
   resolveHost(ref: HostRef): Promise<number | null> {
@@ -346,7 +351,8 @@ export class SqliteCatalogStore implements CatalogStore {
       const offset = query.offset ?? 0;
       if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentError(`offset must be a whole number of 0 or more; it is ${String(offset)}.`);
       if (query.hostIds !== undefined && query.hostIds.length === 0) return [];
-      const rows = this.#s.search.all({
+      if (query.scopes !== undefined && query.scopes.length === 0) return [];
+      const params: Record<string, unknown> = {
         match,
         hosts: query.hostIds === undefined ? null : JSON.stringify(query.hostIds),
         network: query.network ?? null,
@@ -354,7 +360,9 @@ export class SqliteCatalogStore implements CatalogStore {
         close: HIGHLIGHT_CLOSE,
         limit,
         offset,
-      });
+      };
+      const scoped = query.scopes === undefined ? '' : `AND ${scopesSql(query.scopes, sqliteDialect(params))}`;
+      const rows = this.#prepare<Named, { id: number; network: string; host: string; path: string; score: number; snippet: string | null }>(SEARCH_SQL.replace('/* scopes */', () => scoped)).all(params);
       return rows.map((row) => {
         const { text, highlights } = readHighlights(row.snippet ?? '');
         return { entryId: row.id, host: { network: row.network, host: row.host }, path: row.path, score: row.score, snippet: text, highlights };
@@ -362,6 +370,21 @@ export class SqliteCatalogStore implements CatalogStore {
     });
   }
 }
+
+// The scopes go in the WHERE clause, so ORDER BY … LIMIT cut the page from what they let through;
+// the entry id breaks ties between equal scores, so pages never overlap or skip.
+const SEARCH_SQL = `SELECT e.id, n.slug AS network, h.slug AS host, e.path,
+       bm25(catalog_content, 2.0, 1.0) AS score,
+       snippet(catalog_content, -1, @open, @close, '…', 16) AS snippet
+FROM catalog_content
+JOIN catalog_entries e ON e.id = catalog_content.rowid
+JOIN hosts h ON h.id = e.host_id
+JOIN networks n ON n.id = h.network_id
+WHERE catalog_content MATCH @match
+  AND (@hosts IS NULL OR e.host_id IN (SELECT value FROM json_each(@hosts)))
+  AND (@network IS NULL OR n.slug = @network)
+  /* scopes */
+ORDER BY score, e.id LIMIT @limit OFFSET @offset`;
 
 /**
  * Content-index writes of one batch, applied after its entry writes: FTS5 indexes a run of
@@ -488,19 +511,6 @@ function prepareStatements(db: SqliteDatabase) {
     contentText: db.prepare<[number, string], { body: string }>(
       `SELECT c.body FROM catalog_entries e JOIN catalog_content c ON c.rowid = e.id
        WHERE e.host_id = ? AND e.path = ? AND e.content_state = 'indexed'`,
-    ),
-    search: db.prepare<Named, { id: number; network: string; host: string; path: string; score: number; snippet: string | null }>(
-      `SELECT e.id, n.slug AS network, h.slug AS host, e.path,
-              bm25(catalog_content, 2.0, 1.0) AS score,
-              snippet(catalog_content, -1, @open, @close, '…', 16) AS snippet
-       FROM catalog_content
-       JOIN catalog_entries e ON e.id = catalog_content.rowid
-       JOIN hosts h ON h.id = e.host_id
-       JOIN networks n ON n.id = h.network_id
-       WHERE catalog_content MATCH @match
-         AND (@hosts IS NULL OR e.host_id IN (SELECT value FROM json_each(@hosts)))
-         AND (@network IS NULL OR n.slug = @network)
-       ORDER BY score LIMIT @limit OFFSET @offset`,
     ),
   };
 }
