@@ -94,3 +94,5 @@ export type {
   WebhookKeyStore,
   Store,
 } from './types.js';
+export { SYNC_HISTORY_KEEP } from './sync-history-types.js';
+export type { SyncHistoryStore, SyncRecord, SyncStop } from './sync-history-types.js';
