@@ -20,7 +20,7 @@ import {
 import type { ChangeEvent, Entry } from '@inseam/connector';
 import { EntryEncoder, entryProblem } from '../catalog/index.js';
 import { compileGlob, compileHostScope, type CompiledScope } from '../scope/index.js';
-import type { CatalogStore, CrawlMode, CrawlRunRecord, HostRef } from '../store/index.js';
+import type { CatalogStore, CrawlMode, CrawlRunRecord, HostRef, SyncHistoryStore } from '../store/index.js';
 import { CrawlHandle } from './handle.js';
 import { resolveOptions, type CrawlerOptions, type ResolvedCrawlerOptions } from './options.js';
 import { Ordering } from './ordering.js';
@@ -66,12 +66,14 @@ interface HostContext {
 export class Crawler {
   readonly #o: ResolvedCrawlerOptions;
   readonly #store: CatalogStore;
+  readonly #history: SyncHistoryStore | undefined;
   readonly #running = new Map<string, CrawlHandle>();
 
   /** Throws `invalid_argument` for a setting out of range. */
   constructor(options: CrawlerOptions) {
     this.#o = resolveOptions(options);
     this.#store = options.store;
+    this.#history = options.history;
   }
 
   /** This crawler's owner id, as crawl runs record it. */
@@ -120,7 +122,32 @@ export class Crawler {
       excluded: startedScope.excluded,
       previousWatermark,
     });
-    return session.execute();
+    const ended = await session.execute();
+    await this.#recordStop(context.hostId, ended, session.changes);
+    return ended;
+  }
+
+  /** The run's stop, in the host's sync history. The crawl's own outcome stands even when this cannot be written. */
+  async #recordStop(hostId: number, run: CrawlRunRecord, changes: { readonly added: number; readonly changed: number }): Promise<void> {
+    if (this.#history === undefined) return;
+    const { counters } = run;
+    await this.#history
+      .record(hostId, {
+        runId: run.id,
+        mode: run.mode,
+        state: run.state,
+        startedAt: run.startedAt,
+        endedAt: run.finishedAt ?? run.updatedAt,
+        elapsedMs: run.elapsedMs,
+        entries: counters.entries,
+        added: changes.added,
+        changed: changes.changed,
+        removed: counters.deleted,
+        moved: counters.moved,
+        errors: counters.errors,
+        error: run.error,
+      })
+      .catch(() => undefined);
   }
 
   /** Claims the host's unfinished run, or creates a new one. */

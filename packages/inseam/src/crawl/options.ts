@@ -1,10 +1,12 @@
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import type { CatalogStore } from '../store/index.js';
+import type { CatalogStore, SyncHistoryStore } from '../store/index.js';
 import { newOwner } from './owner.js';
 
 export interface CrawlerOptions {
   /** The catalog the crawler writes; the only way it reaches the store. */
   readonly store: CatalogStore;
+  /** Where each run's stops are recorded for the host's sync history; absent records none. */
+  readonly history?: SyncHistoryStore;
   /** Entries per transaction. Default 1000. */
   readonly batchSize?: number;
   /** Content a batch may hold before it is committed (bytes). Default 32 MiB. */

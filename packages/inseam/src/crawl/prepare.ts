@@ -23,6 +23,8 @@ export interface Prepared {
   readonly errors: number;
   /** Characters of text the puts carry (what a batch holds in memory). */
   readonly textLength: number;
+  /** Puts of stored entries (not moved) whose size or validator changed. */
+  readonly changed: number;
 }
 
 export interface PrepareOptions {
@@ -62,6 +64,7 @@ export class EntryPreparer {
     const reads: { index: number; entry: Entry; key: string | null }[] = [];
     const sources = new Set<string>();
     let errors = 0;
+    let changed = 0;
     for (const item of unique) {
       const { entry, decision } = item;
       let existing = states.get(entry.path);
@@ -80,6 +83,7 @@ export class EntryPreparer {
         errors += 1;
         continue;
       }
+      if (existing !== undefined && movedFrom === undefined && (existing.etag !== row.etag || existing.nativeHash !== row.nativeHash || existing.size !== row.size)) changed += 1;
       let content: ContentUpdate | undefined;
       if (decision === 'index') {
         if (existing !== undefined && existing.contentState !== 'none') content = { state: 'none', key: null };
@@ -103,7 +107,7 @@ export class EntryPreparer {
         textLength += update.text.length;
       }
     });
-    return { puts, indexed, contentBytes, errors, textLength };
+    return { puts, indexed, contentBytes, errors, textLength, changed };
   }
 
   #unchanged(existing: EntryState | undefined, key: string | null, entry: Entry, marker: number | null): boolean {

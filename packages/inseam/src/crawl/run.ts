@@ -54,6 +54,7 @@ class Pending {
   indexed = 0;
   contentBytes = 0;
   errors = 0;
+  changed = 0;
   /** Set once a page is complete: the cursor after it (null: the listing ended). */
   cursor: string | null | undefined = undefined;
   pages = 0;
@@ -67,6 +68,7 @@ class Pending {
     this.indexed += prepared.indexed;
     this.contentBytes += prepared.contentBytes;
     this.errors += prepared.errors;
+    this.changed += prepared.changed;
   }
 }
 
@@ -94,6 +96,8 @@ export class RunSession {
   #run: CrawlRunRecord;
   #watermark: Comparable | undefined;
   #mark: number;
+  #added = 0;
+  #changed = 0;
 
   constructor(parts: RunSessionParts) {
     this.#p = parts;
@@ -105,6 +109,11 @@ export class RunSession {
     // With newest-first listing honoured, the first entry below the window's lower bound ends it.
     this.#windowFrom = parts.target.honoursOrder === true && window.outside === 'skip' && window.from !== undefined ? parts.ordering.parse(String(window.from)) : undefined;
     this.#mark = parts.options.now();
+  }
+
+  /** What this stretch of the run added (new entries) and changed (stored entries whose size or validator changed), as committed. */
+  get changes(): { readonly added: number; readonly changed: number } {
+    return { added: this.#added, changed: this.#changed };
   }
 
   async execute(): Promise<CrawlRunRecord> {
@@ -260,7 +269,7 @@ export class RunSession {
   async #commit(pending: Pending, phase?: CrawlPhase): Promise<void> {
     const now = this.#p.options.now();
     if (pending.watermark !== undefined) this.#watermark = this.#p.ordering.max(this.#watermark, pending.watermark);
-    await this.#store.commit({
+    const outcome = await this.#store.commit({
       hostId: this.#p.hostId,
       marker: this.#run.id,
       puts: pending.puts,
@@ -278,6 +287,8 @@ export class RunSession {
       },
     });
     this.#mark = now;
+    this.#added += outcome.inserted;
+    this.#changed += pending.changed;
     Object.assign(pending, new Pending());
     await this.#refresh();
   }

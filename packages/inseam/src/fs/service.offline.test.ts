@@ -4,7 +4,7 @@
  * stat, read and search answer from the catalog — and a runtime-gated host is answered from
  * isRuntimeActive() without starting anything. Also the runtime-stack block built from it.
  */
-import { rename } from 'node:fs/promises';
+import { mkdir, rename, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UnavailableError, type ConnectorPort, type ListOptions } from '@neuralis/package-system/contracts';
@@ -144,7 +144,10 @@ describe('an offline host', () => {
   });
 
   it('says unavailable for a host that is offline with nothing synced', async () => {
-    await fixture.platform.networks.addHost({ network: 'home', slug: 'empty', kind: 'fs', config: { root: join(fixture.files, 'never-there') } });
+    // A root must be a folder when the host is added; the folder goes away afterwards.
+    await mkdir(join(fixture.files, 'gone-later'));
+    await fixture.platform.networks.addHost({ network: 'home', slug: 'empty', kind: 'fs', config: { root: join(fixture.files, 'gone-later') } });
+    await rmdir(join(fixture.files, 'gone-later'));
     expect(await statusOf('empty')).toMatchObject({ state: 'offline', reason: 'fs_unreachable' });
     await expect(fixture.fs.list(ann, 'empty://')).rejects.toMatchObject({ code: 'unavailable', details: { reason: 'fs_unreachable' } });
   });

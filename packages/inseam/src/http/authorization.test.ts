@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 interface Operation {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly action: string;
   readonly hasBody: boolean;

@@ -62,7 +62,7 @@ export interface Call {
 }
 
 export interface RouteSpec {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Fastify's form: `/v1/hosts/:network/:host`. */
   readonly url: string;
   readonly operationId: string;

@@ -128,6 +128,26 @@ export const hostView: JsonSchema = object(
   ['network', 'slug', 'kind'],
 );
 
+/** One entry of a host's sync history (store/sync-history-types.ts). */
+export const syncRecord: JsonSchema = object(
+  {
+    runId: int,
+    mode: { type: 'string', enum: ['full', 'incremental'] },
+    state: { type: 'string', enum: ['running', 'paused', 'failed', 'completed', 'abandoned'] },
+    startedAt: int,
+    endedAt: int,
+    elapsedMs: int,
+    entries: int,
+    added: int,
+    changed: int,
+    removed: int,
+    moved: int,
+    errors: int,
+    error: nullable(object({ code: str, message: str }, ['code', 'message'])),
+  },
+  ['runId', 'mode', 'state', 'startedAt', 'endedAt', 'elapsedMs', 'entries', 'added', 'changed', 'removed', 'moved', 'errors', 'error'],
+);
+
 /** GET /v1/hosts/{network}/{host}: the host, and its settings for a caller with hosts.manage. */
 export const hostDetail: JsonSchema = object({ host: fsHost, settings: nullable(hostView) }, ['host', 'settings']);
 

@@ -2,6 +2,7 @@
  * Checks of the fields a person (or a `sources[]` declaration) gives a host, beyond the kind's
  * config schema and the scope grammar. Each throws a typed error naming the field.
  */
+import type { Description } from '@inseam/connector';
 import { InvalidArgumentError, InvalidConfigError, type OwnershipScope, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import { isPositiveIsoDuration } from '@neuralis/package-system/manifest';
 import { excludeMatcher } from '../crawl/index.js';
@@ -96,6 +97,15 @@ export function checkSyncSettings(value: unknown): SourceSyncSettings {
     ...(exclude === undefined ? {} : { exclude: Object.freeze([...(exclude as string[])]) }),
     ...(alwaysActive === undefined ? {} : { alwaysActive: alwaysActive as boolean }),
   });
+}
+
+/**
+ * The sync settings of a host nobody gave any: `auto` when its kind can watch it or lists it for
+ * free (a folder, a local bucket), so new files appear by themselves; `manual` when every listing
+ * is metered (a remote bucket, a SaaS API), so nothing spends a person's quota unasked.
+ */
+export function defaultSync(description: Pick<Description, 'capabilities' | 'listing'>): SourceSyncSettings {
+  return Object.freeze({ trigger: description.capabilities.includes('watch') || description.listing === 'free' ? 'auto' : 'manual' });
 }
 
 /** Private-origin approvals: distinct strings. Whether each is a declared origin is the gate's check. */

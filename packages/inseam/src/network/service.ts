@@ -43,7 +43,8 @@ import type { PlatformPaths } from '../platform/data-dir.js';
 import { compileHostScope, validateScope } from '../scope/index.js';
 import type { HostInput, HostRecord, HostRef, HostStore, NetworkRecord, Store } from '../store/index.js';
 import { attributeHost, declaredConfig, resolveLocalRoot, sourceOffers, type SourceOffer } from './declarations.js';
-import { checkOwnership, checkPrivateOrigins, checkSyncSettings, checkText } from './host-input.js';
+import { checkFolderRoot } from './folder-root.js';
+import { checkOwnership, checkPrivateOrigins, checkSyncSettings, checkText, defaultSync } from './host-input.js';
 
 /** The slug of every network's pad. */
 export const PAD_SLUG = 'pad';
@@ -84,6 +85,24 @@ export interface AddHostInput {
   readonly declaredBy?: string;
   /** The host was shown to honour `list({ order: "newest" })` (by its kind's trial). Default false. */
   readonly honoursOrder?: boolean;
+}
+
+/**
+ * What `updateHost` changes; an absent field stays as it is. Checked as strictly as `addHost`
+ * checks it, against the host's kind: a change that fails any check changes nothing.
+ */
+export interface HostChange {
+  /** The whole new config (defaults filled again); changing it re-binds the host and syncs it in full. */
+  readonly config?: Readonly<Record<string, unknown>>;
+  readonly label?: string;
+  readonly description?: string;
+  /** null: the kind's default scope again. A changed scope syncs the host in full. */
+  readonly scope?: Scope | null;
+  /** null: the kind's default sync (auto where the kind can watch or lists for free). */
+  readonly sync?: SourceSyncSettings | null;
+  /** A new tree; with `writable`, as `setPermissions` takes them. A person's act. */
+  readonly permissions?: PermissionTree | null;
+  readonly writable?: boolean;
 }
 
 /** A host as listings and `host show` present it: no secret, ever. */
@@ -158,6 +177,11 @@ export interface NetworkServiceOptions {
   readonly createHost?: (network: string, input: HostInput, prepare: (host: HostRecord) => Promise<void>) => Promise<HostRecord>;
   /** Called after a host is stored (the platform schedules its syncs). */
   readonly hostAdded?: (host: HostRecord) => Promise<void> | void;
+  /**
+   * Called after a host's record changed (the platform re-binds it when `rebind`, and schedules or
+   * syncs it again).
+   */
+  readonly hostChanged?: (host: HostRecord, change: { readonly rebind: boolean; readonly resync: boolean }) => Promise<void> | void;
   /** Called before a host is deleted (the platform stops its syncs and bindings). */
   readonly hostRemoving?: (ref: HostRef) => Promise<void> | void;
 }
@@ -328,7 +352,8 @@ export class NetworkService {
     return this.#o.createHost === undefined ? createPreparedHost(this.#o.store.hosts, network, input, prepare) : this.#o.createHost(network, input, prepare);
   }
 
-  async #prepare(input: AddHostInput, mode: { readonly pad: boolean; readonly networkStored: boolean }): Promise<PreparedHost> {
+  /** `existing`: the stored host a change is checked for (its slug is taken by itself; its credentials stay). */
+  async #prepare(input: AddHostInput, mode: { readonly pad: boolean; readonly networkStored: boolean; readonly existing?: HostRecord }): Promise<PreparedHost> {
     const network = checkNetworkSlug(input.network);
     if (mode.networkStored) await this.get(network);
     const slug = checkHostSlug(input.slug);
@@ -347,16 +372,19 @@ export class NetworkService {
     const description = await this.#o.kinds.describe(draft);
     const scope = input.scope === undefined || input.scope === null ? null : validateScope(input.scope, description);
     compileHostScope(description, scope ?? undefined);
-    const sync = input.sync === undefined || input.sync === null ? null : checkSyncSettings(input.sync);
-    const permissions = this.#startingTree(kind.kind, input);
+    // A declared source's sync is its package's to say, the pad's is nobody's; a person's host gets its kind's default.
+    const byDefault = mode.pad || input.declaredBy !== undefined ? null : defaultSync(description);
+    const sync = input.sync === undefined || input.sync === null ? byDefault : checkSyncSettings(input.sync);
+    const permissions = mode.existing !== undefined && input.permissions === undefined && input.writable === undefined ? mode.existing.permissions : this.#startingTree(kind.kind, input);
     if (privateOrigins.length > 0) {
       // The gate compiles the approvals against the declared origins, refusing any that is not one.
       this.#o.gate.forHost({ hostId: `${network}/${slug}`, auth: description.auth, credentials: { fields: async () => ({}) }, allowPrivateOrigins: privateOrigins });
     }
-    const credentials = checkCredentials(input.credentials, description);
+    const credentials = mode.existing === undefined ? checkCredentials(input.credentials, description) : null;
+    await checkFolderRoot(kind.kind, config, this.#bases(network));
     const label = input.label === undefined ? slug : checkText(input.label, 'label', { allowEmpty: false });
     const text = input.description === undefined ? '' : checkText(input.description, 'description', { allowEmpty: true });
-    if (mode.networkStored && (await this.#o.store.hosts.get({ network, host: slug })) !== null) {
+    if (mode.networkStored && mode.existing === undefined && (await this.#o.store.hosts.get({ network, host: slug })) !== null) {
       throw new AlreadyExistsError(`Network "${network}" has a host "${slug}" already; choose another slug.`, { details: { network, host: slug } });
     }
     const origin = attributeHost({ slug, kind: kind.kind, config }, sourceOffers(this.#o.loader), this.#bases(network), input.declaredBy);
@@ -401,6 +429,59 @@ export class NetworkService {
     const base = change.permissions === undefined || change.permissions === null ? this.#o.kinds.treeOf(record) : change.permissions;
     const permissions = this.#startingTree(record.kind, { permissions: base, ...(change.writable === undefined ? {} : { writable: change.writable }) });
     return this.#view(await this.#o.store.hosts.update({ network: record.network, host: record.slug }, { permissions }));
+  }
+
+  /**
+   * Changes a host's config, label, description, scope, sync settings or permissions. The host as
+   * changed is checked as `addHost` checks a new one (its kind's config schema and rules, a folder
+   * root that exists, the scope against the new description, sync settings, the tree); the first
+   * check that fails throws its typed error and nothing is changed. A changed config re-binds the
+   * host; a changed config or scope syncs it in full. Throws as hostRecord, and `invalid_argument`
+   * for an empty change or a change to the pad's config.
+   */
+  async updateHost(ref: HostRef, change: HostChange): Promise<HostView> {
+    const record = await this.hostRecord(ref);
+    if (typeof change !== 'object' || change === null || Object.keys(change).length === 0) {
+      throw new InvalidArgumentError('Give at least one field to change: config, label, description, scope, sync, permissions or writable.', { details: { argument: 'change' } });
+    }
+    const unknown = Object.keys(change).filter((name) => !CHANGE_FIELDS.includes(name));
+    if (unknown.length > 0) throw new InvalidArgumentError(`These fields cannot be changed: ${unknown.join(', ')}.`, { details: { argument: 'change', fields: unknown } });
+    if (isPad(record) && change.config !== undefined) {
+      throw new InvalidArgumentError(`"${PAD_SLUG}" is network "${record.network}"'s own bucket; its config is the platform's.`, { details: { argument: 'config' } });
+    }
+    const base = change.permissions === undefined || change.permissions === null ? this.#o.kinds.treeOf(record) : change.permissions;
+    const prepared = await this.#prepare(
+      {
+        network: record.network,
+        slug: record.slug,
+        kind: record.kind,
+        config: change.config ?? record.config,
+        scope: change.scope === undefined ? record.scope : change.scope,
+        sync: change.sync === undefined ? record.sync : change.sync,
+        label: change.label ?? record.label,
+        description: change.description ?? record.description,
+        ownership: record.ownership,
+        ...(record.ownerId === null ? {} : { ownerId: record.ownerId }),
+        privateOrigins: record.privateOrigins,
+        honoursOrder: record.honoursOrder,
+        ...(record.origin === null ? {} : { declaredBy: record.origin }),
+        ...(change.permissions === undefined && change.writable === undefined ? {} : { permissions: base }),
+        ...(change.writable === undefined ? {} : { writable: change.writable }),
+      },
+      { pad: isPad(record), networkStored: true, existing: record },
+    );
+    const next = prepared.input;
+    const rebind = JSON.stringify(next.config) !== JSON.stringify(record.config);
+    const resync = rebind || JSON.stringify(next.scope) !== JSON.stringify(record.scope);
+    // Left alone, the sync settings stay as stored (a host stored without any is not given the default by a label change).
+    const sync = change.sync === undefined ? record.sync : (next.sync ?? null);
+    const updated = await this.#o.store.hosts.update(
+      { network: record.network, host: record.slug },
+      { label: next.label!, description: next.description!, config: next.config!, scope: next.scope ?? null, sync, permissions: next.permissions ?? null, origin: next.origin ?? null },
+    );
+    if (rebind) await this.#prepareFolders(updated.network, [updated]);
+    await this.#o.hostChanged?.(updated, { rebind, resync });
+    return this.#view(updated);
   }
 
   /** The network's folder and pad, and the folders of `local` hosts rooted in the project. */
@@ -455,6 +536,8 @@ export class NetworkService {
     };
   }
 }
+
+const CHANGE_FIELDS: readonly string[] = ['config', 'label', 'description', 'scope', 'sync', 'permissions', 'writable'];
 
 function isPad(host: Pick<HostRecord, 'slug' | 'kind' | 'config'>): boolean {
   return host.slug === PAD_SLUG && host.kind === 'bucket' && host.config['provider'] === 'pad';

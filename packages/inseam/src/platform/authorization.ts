@@ -23,7 +23,7 @@ import { PermissionDeniedError } from '@neuralis/package-system/contracts';
 export const FEATURES = Object.freeze({
   /** Create networks. */
   networksManage: 'networks.manage',
-  /** Add and remove hosts, change their permissions, start crawls, install approved connectors. */
+  /** Add, change and remove hosts, change their permissions, start crawls, install approved connectors. */
   hostsManage: 'hosts.manage',
   /** Submit connector modules, run their trials, delete trial records that are not approved. */
   connectorsTrial: 'connectors.trial',
@@ -68,6 +68,9 @@ export const ACTIONS = Object.freeze({
   'hosts.settings': { features: HOSTS },
   'hosts.add': { features: HOSTS },
   'hosts.remove': { features: HOSTS },
+  // Changing a host's config, label, scope or sync; a change to its permissions also needs hosts.permissions.
+  'hosts.update': { features: HOSTS },
+  'hosts.syncs': {},
   // Raising what a host lets anyone do is a person's decision, like approving a connector.
   'hosts.permissions': { features: HOSTS, person: true },
   'hosts.crawlStatus': {},

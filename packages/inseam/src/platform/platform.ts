@@ -136,7 +136,7 @@ export class Platform {
       vectorSeams: (network) => storeVectorSeams({ store: parts.store, network, permissionsOf: (record) => this.kinds.permissionsOf(record) }),
     });
     this.catalog = new Catalog(parts.store.catalog);
-    this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog });
+    this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog, history: parts.store.syncHistory });
     this.scheduler = new SyncScheduler({ ...options.scheduler, crawler: this.crawler });
     this.networks = new NetworkService({
       store: parts.store,
@@ -148,6 +148,7 @@ export class Platform {
       appRoot: parts.appRoot,
       createHost: (network, input, prepare) => this.#crawls.createHost(network, input, prepare),
       hostAdded: (host) => this.#schedule(host),
+      hostChanged: (host, change) => this.#hostChanged(host, change),
       hostRemoving: (ref) => this.#stopHost(ref),
     });
     this.search = new SearchService({ store: parts.store, catalog: this.catalog, kinds: this.kinds });
@@ -205,7 +206,24 @@ export class Platform {
     this.#open();
     this.#syncing = true;
     for (const network of await this.store.networks.list()) {
-      for (const host of await this.store.hosts.list(network.slug)) await this.#schedule(host);
+      for (const host of await this.store.hosts.list(network.slug)) {
+        await this.#schedule(host);
+        if (host.sync?.trigger !== 'auto') await this.#resumeUnfinished(host);
+      }
+    }
+  }
+
+  /**
+   * A host nothing syncs by itself still gets the crawl a person started and a stop (or a crash)
+   * left unfinished: it resumes from its checkpoint, as an auto host's does when it is scheduled.
+   */
+  async #resumeUnfinished(host: HostRecord): Promise<void> {
+    const ref = { network: host.network, host: host.slug };
+    try {
+      if ((await this.store.catalog.unfinishedRun(host.id)) === null) return;
+      this.scheduler.syncNow(ref);
+    } catch (error) {
+      this.scheduler.emit('failed', ref, error);
     }
   }
 
@@ -247,6 +265,25 @@ export class Platform {
     await this.#sandbox?.close();
     await this.gate.close();
     await this.store.close();
+  }
+
+  /**
+   * A changed host: a new config drops its bindings and its unfinished run (whose cursor belongs to
+   * the old config) and crawls it afresh in full; a new scope crawls it in full; it is scheduled by
+   * its (maybe new) sync settings. A crawl that cannot start is reported, not thrown: the change is
+   * stored.
+   */
+  async #hostChanged(host: HostRecord, change: { readonly rebind: boolean; readonly resync: boolean }): Promise<void> {
+    const ref = { network: host.network, host: host.slug };
+    if (change.rebind) await this.#stopHost(ref);
+    if (change.resync) {
+      try {
+        await this.#crawls.request(ref, { mode: 'full', ...(change.rebind ? { restart: true } : {}) });
+      } catch (error) {
+        this.scheduler.emit('failed', ref, error);
+      }
+    }
+    await this.#schedule(host);
   }
 
   async #stopHost(ref: HostRef): Promise<void> {

@@ -303,6 +303,15 @@ describe('dueSync', () => {
     expect(dueSync(facts({ sync: { trigger: 'manual' }, lastRun: null }), schedule, now)).toBeNull();
     expect(dueSync(facts({ sync: null, lastRun: null }), schedule, now)).toBeNull();
     expect(dueSync(facts({ pending: true, lastRun: null }), schedule, now)).toBeNull();
+    expect(dueSync(facts({ sync: { trigger: 'manual' }, lastRun: run({ finishedAt: now - 16 * MINUTE }) }), schedule, now)).toBeNull();
+    expect(dueSync(facts({ sync: { trigger: 'manual' }, lastRun: run({ state: 'failed', finishedAt: now - 16 * MINUTE }) }), schedule, now)).toBeNull();
+  });
+
+  it('resumes a manual host\'s unfinished crawl (a person started it; a restart must not drop it), unless a worker holds it', () => {
+    expect(dueSync(facts({ sync: { trigger: 'manual' }, lastRun: run({ state: 'paused', finishedAt: null }) }), schedule, now)).toEqual({ mode: 'auto', reason: 'resume' });
+    expect(dueSync(facts({ sync: null, lastRun: run({ state: 'running', finishedAt: null }) }), schedule, now)).toEqual({ mode: 'auto', reason: 'resume' });
+    expect(dueSync(facts({ sync: { trigger: 'manual' }, lastRun: run({ state: 'running', finishedAt: null }), leased: true }), schedule, now)).toBeNull();
+    expect(dueSync(facts({ sync: { trigger: 'manual' }, pending: true, lastRun: run({ state: 'paused', finishedAt: null }) }), schedule, now)).toBeNull();
   });
 
   it('refuses a schedule duration that is not ISO 8601', () => {

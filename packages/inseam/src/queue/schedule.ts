@@ -6,8 +6,9 @@
  * - `auto`, its newest run finished at least `interval` (default PT15M) ago: an incremental sync
  *   (`interval`), or a full rescan when the last full run finished at least `rescanInterval`
  *   (default P1D) ago (`rescan`) — the same rules as the embedded SyncScheduler;
- * - `auto`, its newest run unfinished (paused, or left running by a process that died) and no live
- *   worker holding it: its resumption (`resume`); a failed run is retried at the interval;
+ * - any trigger, its newest run unfinished (paused, or left running by a process that died) and no
+ *   live worker holding it: its resumption (`resume`) — a crawl a person started on a manual host
+ *   is finished too; an auto host's failed run is retried at the interval;
  * - `auto`, watched by a worker that stopped or died: a sync on a new worker, which watches it
  *   from then on (`rehome`).
  *
@@ -16,7 +17,7 @@
  * interval to pass since it was dead-lettered, which is its backoff: the schedule never resumes
  * it at the next tick, or a crawl that kills its workers would kill one a minute.
  *
- * Manual hosts are left alone. A host with a sync waiting, or a live lease, is skipped; and sends
+ * Manual hosts are otherwise left alone. A host with a sync waiting, or a live lease, is skipped; and sends
  * are deduplicated anyway (one waiting sync per host and mode). Networks are all active here: the
  * embedded scheduler's per-network pause has no shared state to live in.
  */
@@ -82,12 +83,15 @@ function durationMs(text: string, name: string, now: number): number {
  * is not ISO 8601 falls back to the default (the host was validated when it was added).
  */
 export function dueSync(facts: HostSyncFacts, schedule: ResolvedSchedule, now: number): DueSync | null {
-  if (facts.pending || facts.sync?.trigger !== 'auto') return null;
+  if (facts.pending) return null;
   const dead = facts.deadLetteredAt ?? null;
-  if (dead !== null && now - dead < intervalOf(facts.sync, schedule, now)) return null;
+  // A manual host's dead-lettered crawl waits for a person; an automatic one for its interval as well.
+  if (dead !== null && (facts.sync?.trigger !== 'auto' || now - dead < intervalOf(facts.sync, schedule, now))) return null;
   const run = facts.lastRun;
+  // An unfinished run is resumed whatever the trigger: a manual host's crawl a person started is not dropped by a restart.
+  if (run !== null && (run.state === 'running' || run.state === 'paused')) return facts.leased ? null : { mode: 'auto', reason: 'resume' };
+  if (facts.sync?.trigger !== 'auto') return null;
   if (run === null) return { mode: 'auto', reason: 'added' };
-  if (run.state === 'running' || run.state === 'paused') return facts.leased ? null : { mode: 'auto', reason: 'resume' };
   if (facts.watchOrphaned && !facts.leased) return { mode: 'auto', reason: 'rehome' };
   // A failed run counts as finished: it is tried again at the interval, like the embedded scheduler does.
   if (now - (run.finishedAt ?? run.updatedAt) < intervalOf(facts.sync, schedule, now)) return null;
@@ -161,7 +165,6 @@ export async function enqueueDueSyncs(store: Store, queue: HostQueue, schedule: 
   const decided: QueuedSync[] = [];
   for (const network of await store.networks.list()) {
     for (const host of await store.hosts.list(network.slug)) {
-      if (host.sync?.trigger !== 'auto') continue;
       const key = `${host.network}/${host.slug}`;
       const [lastRun] = await store.catalog.listRuns(host.id, 1);
       const state = await store.catalog.syncState(host.id);

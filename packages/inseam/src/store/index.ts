@@ -97,3 +97,5 @@ export type {
   Store,
 } from './types.js';
 export type { EntryCondition, EntryField, HostSearchScope, ReadablePaths, ValueType } from './search-scope.js';
+export { SYNC_HISTORY_KEEP } from './sync-history-types.js';
+export type { SyncHistoryStore, SyncRecord, SyncStop } from './sync-history-types.js';

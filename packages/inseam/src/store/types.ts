@@ -17,6 +17,7 @@
 import type { HostSearchScope } from './search-scope.js';
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
+import type { SyncHistoryStore } from './sync-history-types.js';
 import type { VectorStore } from './vector-types.js';
 
 /** A host named by its network slug and its own slug. */
@@ -646,6 +647,8 @@ export interface Store {
   readonly tokens: TokenStore;
   readonly vectors: VectorStore;
   readonly sessions: SessionStore;
+  /** Each host's newest syncs (sync-history-types.ts). */
+  readonly syncHistory: SyncHistoryStore;
   /** Closes what the store opened. Calls after it reject with `unavailable`. */
   close(): Promise<void>;
 }

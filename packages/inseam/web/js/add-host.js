@@ -1,12 +1,14 @@
 // Adding a host: pick a kind (from GET /v1/source-kinds) or a source a package offers, fill in the
 // form rendered from the kind's configSchema, then the credentials its AuthSpec asks for, and say
-// whether callers may change what is there (off by default: a new host is read only). Every
+// whether callers may change what is there (off by default: a new host is read only) and how it
+// keeps in sync (the kind's default: automatically where it can be watched or listed for free). Every
 // field is checked as the person goes; what the server refuses is shown on the field it names.
 
 import { ApiError, newestOnly } from './api.js';
 import { categoryChip, categoryIcon, chip, emptyState, errorBlock, h, icon, replace, spinner, uid } from './dom.js';
 import { credentialFields, oauthConnect } from './credentials.js';
 import { configErrors, humanize, schemaFields } from './schema-form.js';
+import { syncField } from './sync-field.js';
 
 const SLUG = /^[a-z][a-z0-9+.-]*$/;
 
@@ -22,7 +24,7 @@ export function slugProblem(slug) {
 }
 
 /** A labelled text field with its own inline error. */
-function textField({ label, name, value = '', required = false, help, multiline = false, readOnly = false, mono = false }) {
+export function textField({ label, name, value = '', required = false, help, multiline = false, readOnly = false, mono = false }) {
   const id = uid(name);
   const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
   const control = h(multiline ? 'textarea' : 'input', {
@@ -59,10 +61,10 @@ function textField({ label, name, value = '', required = false, help, multiline 
   };
 }
 
-/** The switch that turns writes on for a new host; off, the host is read only. */
-function writableField() {
+/** The switch that turns writes on for a host; off, the host is read only. */
+export function writableField({ checked = false } = {}) {
   const id = uid('writable');
-  const control = h('input', { type: 'checkbox', id, name: 'writable', 'aria-describedby': `${id}-help` });
+  const control = h('input', { type: 'checkbox', id, name: 'writable', checked, 'aria-describedby': `${id}-help` });
   const element = h(
     'div',
     { class: 'field field-check' },
@@ -73,7 +75,7 @@ function writableField() {
 }
 
 /** The list of problems above a form, each a link to its field. */
-function errorSummary() {
+export function errorSummary() {
   const element = h('div', { class: 'alert alert-error summary', role: 'alert', tabindex: '-1', hidden: true });
   return {
     element,
@@ -202,6 +204,7 @@ export function addHostView(ctx, params) {
     const label = textField({ label: 'Label', name: 'label', help: 'Shown in lists; the slug when left empty.' });
     const description = textField({ label: 'Description', name: 'description', multiline: true });
     const writable = writableField();
+    const sync = syncField();
     const config = schemaFields(kind.configSchema, { idPrefix: 'config', onChange: () => void describe() });
     const credentialArea = h('div', { class: 'cred-area' }, h('p', { class: 'muted', text: 'Fill in the connection settings to see which credentials this kind needs.' }));
     const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, icon('plus'), h('span', { text: 'Add host' }));
@@ -214,6 +217,7 @@ export function addHostView(ctx, params) {
       h('fieldset', { class: 'section' }, h('legend', { text: 'Connection' }), config.empty ? h('p', { class: 'muted', text: 'This kind has no settings.' }) : config.element),
       h('fieldset', { class: 'section' }, h('legend', { text: 'Credentials' }), credentialArea),
       h('fieldset', { class: 'section' }, h('legend', { text: 'Access' }), writable.element),
+      h('fieldset', { class: 'section', 'data-section': 'sync' }, h('legend', { text: 'Sync' }), sync.element),
       h('div', { class: 'form-foot' }, h('a', { class: 'btn btn-ghost', href: '#/hosts', text: 'Cancel' }), submit),
     );
     let auth = null;
@@ -244,6 +248,7 @@ export function addHostView(ctx, params) {
         if (!current()) return false;
         describedFor = key;
         auth = answer.auth;
+        if (answer.defaultSync) sync.setDefault(answer.defaultSync);
         credentials = credentialFields(auth);
         replace(credentialArea, credentials.element);
         return true;
@@ -302,6 +307,7 @@ export function addHostView(ctx, params) {
           ...(description.control.value.trim() === '' ? {} : { description: description.control.value.trim() }),
           ...(Object.keys(secrets.values).length === 0 ? {} : { credentials: secrets.values }),
           writable: writable.control.checked,
+          ...(sync.read() === undefined ? {} : { sync: sync.read() }),
         };
         const added = await api.post('/v1/hosts', body);
         credentials?.clear();

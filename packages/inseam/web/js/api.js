@@ -48,6 +48,7 @@ export function createApi(session) {
     request,
     get: (path, options) => json('GET', path, options),
     post: (path, body, options) => json('POST', path, { ...options, body: body ?? {} }),
+    patch: (path, body, options) => json('PATCH', path, { ...options, body: body ?? {} }),
     delete: (path, options) => json('DELETE', path, options),
   };
 }

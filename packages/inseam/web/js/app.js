@@ -15,6 +15,7 @@ import { addHostView } from './add-host.js';
 import { browseView } from './browse.js';
 import { connectorsView } from './connectors.js';
 import { hostsView } from './hosts.js';
+import { hostView } from './host-view.js';
 
 const TOKEN_KEY = 'inseam:token';
 /** `session` when the token is a sign-in session's (it expires, and signing out ends it), else `token`. */
@@ -174,6 +175,7 @@ function showSignIn(message) {
 const ROUTES = [
   { name: 'hosts', pattern: /^\/hosts\/?$/, view: hostsView, title: 'Hosts', nav: 'hosts' },
   { name: 'add-host', pattern: /^\/hosts\/new(?:\/(.*))?$/, view: addHostView, title: 'Add a host', nav: 'hosts' },
+  { name: 'host', pattern: /^\/hosts\/((?!new(?:\/|$))[^/]+(?:\/edit)?)\/?$/, view: hostView, title: 'Host', nav: 'hosts' },
   { name: 'browse', pattern: /^\/browse(?:\/(.*))?$/, view: browseView, title: 'Browse', nav: 'browse' },
   { name: 'connectors', pattern: /^\/connectors(?:\/([0-9a-f]+))?\/?$/, view: connectorsView, title: 'Connectors', nav: 'connectors' },
 ];

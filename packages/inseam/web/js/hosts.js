@@ -1,4 +1,5 @@
-// The hosts of the network: kind and category, liveness, crawl progress and last sync. Offline
+// The hosts of the network: kind and category, liveness, crawl progress and last sync, each with a
+// link to its own view (host-view.js: its last syncs, editing, removing). Offline
 // and runtime-inactive hosts are dimmed but stay browsable (their synced copy answers).
 
 import { hostPath } from './api.js';
@@ -128,7 +129,17 @@ export function hostsView(ctx) {
       cells.status,
       cells.crawl,
       cells.synced,
-      h('td', { class: 'actions' }, h('div', { class: 'row gap-sm end' }, h('a', { class: 'btn btn-ghost', href: browse, 'aria-label': `Browse ${host.label || host.slug}` }, icon('browse'), h('span', { text: 'Browse' })), sync)),
+      h(
+        'td',
+        { class: 'actions' },
+        h(
+          'div',
+          { class: 'row gap-sm end' },
+          h('a', { class: 'btn btn-ghost', href: browse, 'aria-label': `Browse ${host.label || host.slug}` }, icon('browse'), h('span', { text: 'Browse' })),
+          h('a', { class: 'btn btn-ghost', href: `#/hosts/${encodeURIComponent(host.slug)}`, 'aria-label': `Details of ${host.label || host.slug}` }, h('span', { text: 'Details' })),
+          sync,
+        ),
+      ),
     );
     return { tr, cells, host };
   }

@@ -294,7 +294,9 @@ export function configErrors(error) {
   const map = new Map();
   for (const field of fields) {
     const hint = expected.find((line) => typeof line === 'string' && line.startsWith(`${field}: `));
-    map.set(String(field), hint ? `Expected ${hint.slice(field.length + 2)}.` : 'Not accepted by the server.');
+    // A refusal about one field in particular (a folder root that is missing, say) explains itself.
+    const own = fields.length === 1 && typeof error?.details?.reason === 'string' && typeof error.message === 'string' ? error.message.replace(/^Invalid source config: /, '') : null;
+    map.set(String(field), hint ? `Expected ${hint.slice(field.length + 2)}.` : (own ?? 'Not accepted by the server.'));
   }
   return map;
 }

@@ -1,7 +1,9 @@
 /**
- * `inseam host add|ls|show|rm|permissions|kinds|discover|webhook-url`: the hosts of a network.
+ * `inseam host add|ls|show|set|rm|permissions|kinds|discover|webhook-url`: the hosts of a network.
  *
- *   inseam host add home/notes --kind fs --config '{"root":"/srv/notes"}'            (read only)
+ *   inseam host add home/notes --kind fs --config '{"root":"/srv/notes"}'            (read only, synced automatically)
+ *   inseam host set home/notes --label 'My notes' --sync-mode auto --interval PT5M
+ *   inseam host set home/notes --config '{"root":"/srv/other"}'             (re-binds and syncs in full)
  *   inseam host add home/drafts --kind fs --config '{"root":"/srv/drafts"}' --writable
  *   inseam host permissions home/notes --writable        (or --read-only, or --permissions <tree>)
  *   inseam host add home/archive --kind bucket --config @bucket.json \
@@ -17,7 +19,8 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
 import { WebhookKeys, hookPath, requireWebhooks } from '../../http/index.js';
-import type { AddHostInput, HostView } from '../../network/index.js';
+import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
+import type { SyncRecord } from '../../store/index.js';
 import type { CliIo } from '../program.js';
 import { collect, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
 
@@ -35,7 +38,27 @@ interface AddOptions {
   readonly owner?: string;
   readonly allowPrivateOrigin: readonly string[];
   readonly from?: string;
+  readonly syncMode?: string;
+  readonly interval?: string;
   readonly json?: boolean;
+}
+
+/**
+ * `--sync`, or `--sync-mode` with `--interval` (which build the same settings); none gives
+ * undefined. `default` for `--sync` stands for the kind's default (null). Throws
+ * `invalid_argument` for a mode that is neither, or for both spellings at once.
+ */
+async function syncOption(options: { readonly sync?: string; readonly syncMode?: string; readonly interval?: string }): Promise<SourceSyncSettings | null | undefined> {
+  if (options.sync !== undefined && (options.syncMode !== undefined || options.interval !== undefined)) {
+    throw new InvalidArgumentError('Give --sync, or --sync-mode with --interval, not both.', { details: { argument: 'sync' } });
+  }
+  if (options.sync === 'default') return null;
+  if (options.sync !== undefined) return (await readJsonArgument(options.sync, '--sync')) as SourceSyncSettings;
+  if (options.syncMode === undefined && options.interval === undefined) return undefined;
+  const mode = options.syncMode ?? 'auto';
+  if (mode !== 'auto' && mode !== 'manual') throw new InvalidArgumentError(`--sync-mode must be auto or manual, not ${JSON.stringify(mode)}.`, { details: { argument: 'sync-mode' } });
+  // An interval without a trigger is the service's to refuse with manual; it is given as typed.
+  return { trigger: mode, ...(options.interval === undefined ? {} : { interval: options.interval }) } as SourceSyncSettings;
 }
 
 const OWNERSHIPS: readonly string[] = ['project', 'user', 'agent'];
@@ -45,11 +68,12 @@ async function addInput(options: AddOptions, io: CliIo): Promise<Omit<AddHostInp
     throw new InvalidArgumentError(`--ownership must be project, user or agent, not ${JSON.stringify(options.ownership)}.`, { details: { argument: 'ownership' } });
   }
   const credentials = await readCredentials(options.credential, io);
+  const sync = await syncOption(options);
   return {
     ...(options.kind === undefined ? {} : { kind: options.kind }),
     ...(options.config === undefined ? {} : { config: await readJsonObject(options.config, '--config') }),
     ...(options.scope === undefined ? {} : { scope: (await readJsonArgument(options.scope, '--scope')) as Scope }),
-    ...(options.sync === undefined ? {} : { sync: (await readJsonArgument(options.sync, '--sync')) as SourceSyncSettings }),
+    ...(sync === undefined ? {} : { sync }),
     ...(options.permissions === undefined ? {} : { permissions: (await readJsonArgument(options.permissions, '--permissions')) as PermissionTree }),
     ...(options.writable === undefined ? {} : { writable: options.writable }),
     ...(Object.keys(credentials).length === 0 ? {} : { credentials }),
@@ -59,6 +83,49 @@ async function addInput(options: AddOptions, io: CliIo): Promise<Omit<AddHostInp
     ...(options.owner === undefined ? {} : { ownerId: options.owner }),
     ...(options.allowPrivateOrigin.length === 0 ? {} : { privateOrigins: options.allowPrivateOrigin }),
   };
+}
+
+interface SetOptions {
+  readonly config?: string;
+  readonly label?: string;
+  readonly description?: string;
+  readonly scope?: string;
+  readonly sync?: string;
+  readonly syncMode?: string;
+  readonly interval?: string;
+  readonly permissions?: string;
+  readonly writable?: boolean;
+  readonly readOnly?: boolean;
+  readonly json?: boolean;
+}
+
+async function changeOf(options: SetOptions): Promise<HostChange> {
+  if (options.writable === true && options.readOnly === true) throw new InvalidArgumentError('Give --writable or --read-only, not both.', { details: { argument: 'writable' } });
+  const sync = await syncOption(options);
+  const writable = options.writable === true ? true : options.readOnly === true ? false : undefined;
+  return {
+    ...(options.config === undefined ? {} : { config: await readJsonObject(options.config, '--config') }),
+    ...(options.label === undefined ? {} : { label: options.label }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.scope === undefined ? {} : { scope: options.scope === 'default' ? null : ((await readJsonArgument(options.scope, '--scope')) as Scope) }),
+    ...(sync === undefined ? {} : { sync }),
+    ...(options.permissions === undefined ? {} : { permissions: (await readJsonArgument(options.permissions, '--permissions')) as PermissionTree }),
+    ...(writable === undefined ? {} : { writable }),
+  };
+}
+
+/** One line per sync: when it started, how long it took, its mode and state, what it changed, and its error. */
+export function describeSyncs(syncs: readonly SyncRecord[]): string {
+  if (syncs.length === 0) return 'last syncs: none yet\n';
+  const rows = syncs.map((sync) => [
+    new Date(sync.startedAt).toISOString(),
+    `${(sync.elapsedMs / 1000).toFixed(1)}s`,
+    sync.mode,
+    sync.state,
+    `+${sync.added} ~${sync.changed} -${sync.removed}${sync.moved > 0 ? ` >${sync.moved}` : ''}`,
+    sync.error === null ? (sync.errors > 0 ? `${sync.errors} entries failed` : '') : `${sync.error.message} [${sync.error.code}]`,
+  ]);
+  return `last syncs:\n${formatTable([['STARTED', 'TOOK', 'MODE', 'STATE', 'ADDED ~CHANGED -REMOVED', 'ERRORS'], ...rows])}`;
 }
 
 function describeHost(host: HostView): string {
@@ -71,7 +138,7 @@ function describeHost(host: HostView): string {
     ['ownership', host.ownerId === null ? host.ownership : `${host.ownership} ${host.ownerId}`],
     ['config', JSON.stringify(host.config)],
     ['scope', host.scope === null ? '(the kind\'s default)' : JSON.stringify(host.scope)],
-    ['sync', host.sync === null ? 'manual' : JSON.stringify(host.sync)],
+    ['sync', host.sync === null ? 'manual' : host.sync.trigger === 'auto' ? `auto, every ${host.sync.interval ?? 'PT15M (the default)'}${host.sync.exclude === undefined ? '' : `, excluding ${host.sync.exclude.join(' ')}`}` : JSON.stringify(host.sync)],
     ['permissions', host.permissions === null ? '(the kind\'s default)' : JSON.stringify(host.permissions)],
   ];
   if (host.privateOrigins.length > 0) lines.push(['private origins', host.privateOrigins.join(', ')]);
@@ -93,7 +160,9 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .option('--kind <kind>', 'the connector kind: fs, local, bucket, or a sandboxed kind (see `inseam host kinds`)')
     .option('--config <json|@file>', "the host's config, checked against the kind's schema")
     .option('--scope <json|@file>', 'which entries are crawled (see docs/scope.md)')
-    .option('--sync <json|@file>', 'sync settings: { "trigger": "auto"|"manual", "interval"?, "exclude"?, "alwaysActive"? }')
+    .option('--sync <json|@file>', 'sync settings: { "trigger": "auto"|"manual", "interval"?, "exclude"?, "alwaysActive"? } (default: auto where the kind can watch or lists for free, else manual)')
+    .option('--sync-mode <mode>', 'auto (sync by itself, watching where the kind can) or manual (only when asked)')
+    .option('--interval <duration>', 'with auto: how often to sync, ISO 8601 (default PT15M)')
     .option('--permissions <json|@file>', 'the permission tree: { "default": { "read", "write", "exec" }, "paths"?: { … } }')
     .option('--writable', 'let callers write and delete (default: read only; agents still need a grant)')
     .option('--credential <field=value>', 'a credential field (value, @file or - for stdin); repeat for each field', collect, [])
@@ -142,9 +211,45 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the host as JSON')
     .action(async (target: string, options: { readonly json?: boolean }, command: Command) => {
       await withPlatform(command, io, async (platform) => {
-        const shown = await platform.networks.showHost(parseHostArgument(target));
-        if (options.json === true) return printJson(io, shown);
+        const ref = parseHostArgument(target);
+        const shown = await platform.networks.showHost(ref);
+        const syncs = await platform.store.syncHistory.list((await platform.networks.hostRecord(ref)).id, 5);
+        if (options.json === true) return printJson(io, { ...shown, syncs });
         io.stdout.write(describeHost(shown));
+        io.stdout.write(describeSyncs(syncs));
+      });
+    });
+
+  host
+    .command('set')
+    .description('Change a host: only what is given changes, checked as `host add` checks it; a refused change changes nothing.')
+    .argument('<host>', 'network/slug or inseam://network/slug')
+    .option('--config <json|@file>', 'the whole new config (re-binds the host and syncs it in full)')
+    .option('--label <label>', 'a new label')
+    .option('--description <text>', 'a new description')
+    .option('--scope <json|@file|default>', 'a new scope (syncs in full), or default for the kind\'s')
+    .option('--sync <json|@file|default>', 'new sync settings, or default for the kind\'s')
+    .option('--sync-mode <mode>', 'auto or manual')
+    .option('--interval <duration>', 'with auto: how often to sync, ISO 8601')
+    .option('--permissions <json|@file>', 'a new permission tree (a person\'s act)')
+    .option('--writable', 'turn writes on')
+    .option('--read-only', 'turn writes off everywhere')
+    .option('--json', 'print the host as JSON')
+    .action(async (target: string, options: SetOptions, command: Command) => {
+      const ref = parseHostArgument(target);
+      const change = await changeOf(options);
+      if (Object.keys(change).length === 0) {
+        throw new InvalidArgumentError('Say what to change: --config, --label, --description, --scope, --sync (or --sync-mode/--interval), --permissions, --writable or --read-only.', { details: { argument: 'change' } });
+      }
+      await withPlatform(command, io, async (platform) => {
+        const changed = await platform.networks.updateHost(ref, change);
+        // A new config or scope started a full sync; this command ends with it rather than leave it paused.
+        const syncing = platform.crawler.running(ref);
+        if (syncing !== undefined && options.json !== true) io.stderr.write(`Syncing ${changed.address} in full with its new ${change.config !== undefined ? 'config' : 'scope'}…\n`);
+        const run = await syncing?.result.catch(() => undefined);
+        if (options.json === true) return printJson(io, changed);
+        io.stdout.write(`Changed host ${changed.address}.\n`);
+        if (run !== undefined) io.stdout.write(run.state === 'completed' ? `Synced: ${run.counters.entries} entries, ${run.counters.deleted} removed.\n` : `The sync ended ${run.state}${run.error === null ? '' : `: ${run.error.message} [${run.error.code}]`}; \`inseam crawl ${ref.network}/${ref.host}\` resumes it.\n`);
       });
     });
 

@@ -100,7 +100,7 @@ export interface Answer {
 /** One request with undici; `body` objects go as JSON. */
 export async function call(
   api: Pick<Api, 'url'>,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS',
   path: string,
   options: { readonly token?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {},
 ): Promise<Answer> {

@@ -12,12 +12,14 @@ import type { CrawlHandle } from '../../crawl/index.js';
 import type { FsHost } from '../../fs/index.js';
 import { allowsChanges } from '../../fs/permissions.js';
 import type { AddHostInput } from '../../network/index.js';
+import { SYNC_HISTORY_KEEP } from '../../store/index.js';
 import type { Platform, QueuedCrawl } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import { HttpError } from '../errors.js';
 import type { Call, RouteSpec } from '../route.js';
-import { authView, crawlStatus, discoverableSource, hostDetail, hostFields, hostParams, hostSlug, hostView, fsHost, networkRecord, networkSlug, sourceKind } from '../schemas.js';
-import { mayDo } from '../../platform/authorization.js';
+import { authView, crawlStatus, discoverableSource, hostDetail, hostFields, hostParams, hostSlug, hostView, fsHost, networkRecord, networkSlug, sourceKind, syncRecord, syncSettings } from '../schemas.js';
+import { mayDo, refusal, ACTIONS } from '../../platform/authorization.js';
+import { defaultSync, type HostChange } from '../../network/index.js';
 
 /** How long starting a crawl waits for its first progress before answering. */
 const CRAWL_START_WAIT_MS = 1000;
@@ -172,7 +174,10 @@ export const hostRoutes: readonly RouteSpec[] = [
     params: { type: 'object', properties: { kind: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['kind'], additionalProperties: false },
     body: { type: 'object', properties: { network: networkSlug, config: { type: 'object' } }, required: ['config'], additionalProperties: false },
     responses: {
-      200: { description: 'The checked config and the kind\'s auth.', schema: { type: 'object', properties: { kind: { type: 'string' }, config: { type: 'object' }, auth: authView }, required: ['kind', 'config', 'auth'] } },
+      200: {
+        description: 'The checked config, the kind\'s auth, and the sync a host with this config gets when none is given.',
+        schema: { type: 'object', properties: { kind: { type: 'string' }, config: { type: 'object' }, auth: authView, defaultSync: syncSettings }, required: ['kind', 'config', 'auth', 'defaultSync'] },
+      },
     },
     handler: async (call) => {
       const { kind } = call.request.params as { kind: string };
@@ -181,7 +186,7 @@ export const hostRoutes: readonly RouteSpec[] = [
       const kinds = call.services.platform.kinds;
       const config = kinds.validateConfig(kind, body.config);
       const description = await kinds.describe({ network, slug: 'new-host', kind, config, ownership: 'project', ownerId: null, privateOrigins: [] });
-      return { kind, config, auth: authViewOf(description.auth) };
+      return { kind, config, auth: authViewOf(description.auth), defaultSync: defaultSync(description) };
     },
   },
   {
@@ -315,6 +320,53 @@ export const hostRoutes: readonly RouteSpec[] = [
       const ref = hostRef(call);
       await call.network(ref.network);
       return call.services.platform.networks.setPermissions(ref, call.request.body as { permissions?: PermissionTree | null; writable?: boolean });
+    },
+  },
+  {
+    method: 'PATCH',
+    url: '/v1/hosts/:network/:host',
+    operationId: 'updateHost',
+    action: 'hosts.update',
+    summary: 'Change a host: its config, label, description, scope, sync settings or permissions',
+    description:
+      'Only the fields given change; each is checked as `POST /v1/hosts` checks it, against the host\'s kind, and a change that fails any check changes nothing (the error names the field). `config` is the whole new config: it re-binds the host and syncs it in full, as a new `scope` does. `scope: null` and `sync: null` go back to the kind\'s defaults. Changing `permissions` or `writable` is a person\'s act, as with `PUT …/permissions`.',
+    tag: 'hosts',
+    params: hostParams,
+    body: {
+      type: 'object',
+      properties: { config: hostFields['config']!, label: hostFields['label']!, description: hostFields['description']!, scope: hostFields['scope']!, sync: hostFields['sync']!, permissions: hostFields['permissions']!, writable: hostFields['writable']! },
+      additionalProperties: false,
+    },
+    responses: { 200: { description: 'The host as changed (never a credential value).', schema: hostView } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await call.network(ref.network);
+      const change = call.request.body as HostChange;
+      if (change.permissions !== undefined || change.writable !== undefined) {
+        const refused = refusal(ACTIONS['hosts.permissions'], call.principal, 'Changing what a host lets callers do');
+        if (refused !== null) throw refused;
+      }
+      return call.services.platform.networks.updateHost(ref, change);
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/hosts/:network/:host/syncs',
+    operationId: 'listHostSyncs',
+    action: 'hosts.syncs',
+    summary: 'A host\'s last syncs: when, how long, what was added, changed and removed, and errors',
+    description: `Newest first; \`limit\` at most ${SYNC_HISTORY_KEEP} (default 10), the most the store keeps per host. A crawl that paused and resumed is one entry.`,
+    tag: 'hosts',
+    params: hostParams,
+    querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: SYNC_HISTORY_KEEP } }, additionalProperties: false },
+    responses: { 200: { description: 'The syncs, newest first.', schema: { type: 'array', items: syncRecord } } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await visibleHost(call, ref);
+      const hostId = await call.services.platform.store.catalog.resolveHost(ref);
+      if (hostId === null) throw new NotFoundError(`Network "${ref.network}" has no host "${ref.host}".`, { details: { network: ref.network, host: ref.host } });
+      const { limit } = (call.request.query ?? {}) as { limit?: number };
+      return call.services.platform.store.syncHistory.list(hostId, limit ?? 10);
     },
   },
   {

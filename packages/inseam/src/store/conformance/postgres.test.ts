@@ -4,6 +4,7 @@ import { startTestPostgres, type TestPostgres } from '../postgres/__fixtures__/t
 import { PostgresStore } from '../postgres/store.js';
 import { runCredentialRecordConformance } from './credential-conformance.js';
 import { runStoreConformance, type ConformanceStore } from './store-conformance.js';
+import { runSyncHistoryConformance } from './sync-history-conformance.js';
 import { runVectorConformance } from './vector-conformance.js';
 
 let server: TestPostgres;
@@ -33,6 +34,7 @@ async function openPostgres(): Promise<ConformanceStore> {
 
 runStoreConformance('postgres', openPostgres);
 runVectorConformance('postgres', openPostgres);
+runSyncHistoryConformance('postgres', openPostgres);
 
 runCredentialRecordConformance('postgres', async () => {
   const url = await server.createSchema();

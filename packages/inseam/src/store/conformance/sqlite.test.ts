@@ -5,6 +5,7 @@ import { SqliteCredentialRecordStore } from '../../credentials/sqlite-record-sto
 import { SqliteStore } from '../sqlite/store.js';
 import { runCredentialRecordConformance } from './credential-conformance.js';
 import { runStoreConformance, type ConformanceStore } from './store-conformance.js';
+import { runSyncHistoryConformance } from './sync-history-conformance.js';
 import { runVectorConformance } from './vector-conformance.js';
 
 async function tempDatabase(): Promise<{ path: string; remove: () => Promise<void> }> {
@@ -30,6 +31,7 @@ async function openSqlite(): Promise<ConformanceStore> {
 
 runStoreConformance('sqlite', openSqlite);
 runVectorConformance('sqlite', openSqlite);
+runSyncHistoryConformance('sqlite', openSqlite);
 
 runCredentialRecordConformance('sqlite', async () => {
   const { path, remove } = await tempDatabase();

@@ -16,6 +16,7 @@
  */
 import type { SchemaComponent } from '../sqlite/migrations.js';
 import { HOSTS_KEEP_WRITABLE_DEFAULT } from '../sqlite/schema.js';
+import { POSTGRES_SYNC_HISTORY_SCHEMA } from './sync-history-schema.js';
 import { POSTGRES_VECTOR_SCHEMA } from './vector-schema.js';
 
 export const NETWORK_SCHEMA: SchemaComponent = {
@@ -341,4 +342,4 @@ export const SESSION_SCHEMA: SchemaComponent = {
 };
 
 /** Every component, in dependency order (hosts before what references them). */
-export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA, SESSION_SCHEMA];
+export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA, SESSION_SCHEMA, POSTGRES_SYNC_HISTORY_SCHEMA];

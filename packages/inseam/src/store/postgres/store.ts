@@ -11,6 +11,7 @@
  */
 import type pg from 'pg';
 import type { SchemaComponent } from '../sqlite/migrations.js';
+import type { SyncHistoryStore } from '../sync-history-types.js';
 import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, SessionStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
 import type { VectorStore } from '../vector-types.js';
 import { PostgresCatalogStore } from './catalog.js';
@@ -23,6 +24,7 @@ import { PostgresSessionStore } from './sessions.js';
 import { PostgresTokenStore } from './tokens.js';
 import { PostgresTrialStore } from './trials.js';
 import { PostgresVectorStore } from './vectors.js';
+import { PostgresSyncHistoryStore } from './sync-history.js';
 import { PostgresWebhookKeyStore } from './webhook-keys.js';
 
 export interface PostgresStoreOptions extends PostgresPoolOptions {
@@ -54,6 +56,7 @@ function parts(db: Db): Omit<Store, 'close'> {
     tokens: new PostgresTokenStore(db),
     vectors: new PostgresVectorStore(db),
     sessions: new PostgresSessionStore(db),
+    syncHistory: new PostgresSyncHistoryStore(db),
   };
 }
 
@@ -69,13 +72,14 @@ export class PostgresStore implements Store {
   readonly tokens: TokenStore;
   readonly vectors: VectorStore;
   readonly sessions: SessionStore;
+  readonly syncHistory: SyncHistoryStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.database = Db.onPool(pool, () => this.#closed);
-    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors, sessions: this.sessions } = parts(this.database));
+    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors, sessions: this.sessions, syncHistory: this.syncHistory } = parts(this.database));
   }
 
   /**

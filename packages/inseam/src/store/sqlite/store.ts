@@ -18,6 +18,7 @@ import { STORE_SCHEMA } from './schema.js';
 import { SqliteSessionStore } from './sessions.js';
 import { SqliteTokenStore } from './tokens.js';
 import { SqliteTrialStore } from './trials.js';
+import { SqliteSyncHistoryStore } from './sync-history.js';
 import { SqliteVectorStore } from './vectors.js';
 import { SqliteWebhookKeyStore } from './webhook-keys.js';
 
@@ -41,6 +42,7 @@ export class SqliteStore implements Store {
   readonly tokens: SqliteTokenStore;
   readonly vectors: SqliteVectorStore;
   readonly sessions: SqliteSessionStore;
+  readonly syncHistory: SqliteSyncHistoryStore;
   readonly #owned: boolean;
 
   private constructor(database: SqliteDatabase, owned: boolean) {
@@ -55,6 +57,7 @@ export class SqliteStore implements Store {
     this.tokens = new SqliteTokenStore(database);
     this.vectors = new SqliteVectorStore(database);
     this.sessions = new SqliteSessionStore(database);
+    this.syncHistory = new SqliteSyncHistoryStore(database);
   }
 
   /**
