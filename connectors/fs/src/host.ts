@@ -26,9 +26,13 @@ import { removeEntry } from './remove.js';
 import { explainRootFailure, withRoot } from './root.js';
 import { parseTime } from './time.js';
 import { watchTree } from './watch.js';
+import { treeNamesPage } from './tree-names.js';
+import type { TreeNamesPage } from './tree-names.js';
 import { writeFileAtomic } from './write.js';
 
 export const HOST_PAGE_SIZE = 1000;
+/** Paths a names-only page returns (they cost no stat, so pages are larger). */
+export const HOST_NAMES_PAGE_SIZE = 5000;
 /** Files a filtered (`since`) page looks at before it returns, so one call never stalls the loop. */
 export const HOST_SCAN_BUDGET = 16 * HOST_PAGE_SIZE;
 
@@ -113,6 +117,17 @@ export class FolderHost implements Connector {
         throw error;
       }
     });
+  }
+
+  /**
+   * Beyond the skill document's interface, for the crawler's sync diff (tree-names.ts): the path
+   * of every file list() returns, in ascending code-unit order, without a stat per file. Throws
+   * `invalid_argument` for a cursor it did not return, and what the root's failure is.
+   */
+  async names(options: { readonly cursor?: string } = {}): Promise<TreeNamesPage> {
+    return withRoot(this.folder.root, (rootPath) =>
+      treeNamesPage(this.folder.names, { rootPath, limit: HOST_NAMES_PAGE_SIZE, ...(options.cursor === undefined ? {} : { cursor: options.cursor }) }),
+    );
   }
 
   /** The file's entry; null when nothing, a folder, a special file or a hard-linked file the source does not serve is there. */

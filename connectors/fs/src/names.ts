@@ -80,7 +80,7 @@ export class NameListings {
     let index = after === undefined ? 0 : upperBound(children, after);
     for (; index < children.length && entries.length < request.limit; index++) {
       const child = children[index]!;
-      const type = await typeOf(request, child);
+      const type = await typeOf(request.rootPath, request.folder, child);
       if (type !== undefined) entries.push({ uri: prefix + encodeName(child.name), name: child.name, type });
     }
     if (index >= children.length) return { entries };
@@ -88,8 +88,11 @@ export class NameListings {
     return { entries, cursor };
   }
 
-  /** The folder's children without temp files, name-sorted: kept ones when the folder is unchanged. */
-  private async children(rootPath: string, folder: readonly string[]): Promise<readonly Dirent[]> {
+  /**
+   * The folder's children without temp files, name-sorted: kept ones when the folder is unchanged.
+   * Throws what openContainedDescriptor throws for the folder.
+   */
+  async children(rootPath: string, folder: readonly string[]): Promise<readonly Dirent[]> {
     const fd = await openContainedDescriptor(rootPath, folder.join('/'), { expect: 'directory' });
     try {
       const readAtNs = BigInt(Date.now()) * 1_000_000n;
@@ -137,18 +140,29 @@ function lastName(names: readonly string[]): string | undefined {
 }
 
 /** The entry's type as the full listing would report it, or undefined when it leaves it out. */
-async function typeOf(request: NamesPageRequest, child: Dirent): Promise<'file' | 'directory' | undefined> {
-  if (child.isFile() && !child.name.includes('\uFFFD')) return 'file';
-  const relative = [...request.folder, child.name].join('/');
+export async function typeOf(rootPath: string, folder: readonly string[], child: Dirent): Promise<'file' | 'directory' | undefined> {
+  return (await linkedTypeOf(rootPath, folder, child))?.type;
+}
+
+/** typeOf, and whether the entry is a symlink (which a walk never descends into). */
+export async function linkedTypeOf(rootPath: string, folder: readonly string[], child: Dirent): Promise<{ readonly type: 'file' | 'directory'; readonly link: boolean } | undefined> {
+  if (child.isFile() && !child.name.includes('\uFFFD')) return FILE;
+  const relative = [...folder, child.name].join('/');
+  let link = child.isSymbolicLink();
+  let type: 'file' | 'directory' | undefined;
   if (child.name.includes('\uFFFD') || !hasKnownType(child)) {
     // An lstat by the decoded name: fails for a name that was not valid UTF-8, and types a d_type-less entry.
-    const stats = lstatSync(`${request.rootPath}/${relative}`, NO_THROW);
+    const stats = lstatSync(`${rootPath}/${relative}`, NO_THROW);
     if (stats === undefined) return undefined;
-    return stats.isSymbolicLink() ? linkTarget(request.rootPath, relative) : plainType(stats);
+    link = stats.isSymbolicLink();
+    type = link ? await linkTarget(rootPath, relative) : plainType(stats);
+  } else {
+    type = link ? await linkTarget(rootPath, relative) : plainType(child);
   }
-  if (child.isSymbolicLink()) return linkTarget(request.rootPath, relative);
-  return plainType(child);
+  return type === undefined ? undefined : { type, link };
 }
+
+const FILE = { type: 'file', link: false } as const;
 
 function hasKnownType(child: Dirent): boolean {
   return child.isFile() || child.isDirectory() || child.isSymbolicLink() || child.isFIFO() || child.isSocket() || child.isBlockDevice() || child.isCharacterDevice();

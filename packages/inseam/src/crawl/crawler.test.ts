@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RateLimitedError, TimeoutError, PermissionDeniedError } from '@neuralis/package-system/contracts';
-import type { Entry, Scope } from '@inseam/connector';
+import type { Connector, Description, Entry, Scope } from '@inseam/connector';
 import type { CrawlProgress } from '../catalog/index.js';
 import { SqliteStore, type HostRef } from '../store/index.js';
-import { MemoryHost, memoryDescription, object } from './__fixtures__/hosts.js';
+import { MemoryHost, memoryDescription, object, type StoredObject } from './__fixtures__/hosts.js';
 import { Crawler, type CrawlerOptions, type CrawlTarget } from './index.js';
 
 const ref: HostRef = { network: 'home', host: 'mem' };
@@ -426,5 +426,105 @@ describe('events', () => {
     await c.running(ref)!.result;
     await watcher.stop();
     expect(Object.keys(catalog())).toEqual(hostPaths(host));
+  });
+});
+
+describe('the sync diff: deletions and renames in every incremental sync', () => {
+  const mtime = '2024-03-01T00:00:00.000Z';
+  const thirty = (): StoredObject[] => Array.from({ length: 30 }, (_, i) => object(`notes/n${String(i).padStart(2, '0')}.md`, `note number ${i} word${i}`, { mtime }));
+
+  it('after 10 deletions and 10 renames (mtime kept) the catalog equals the host, renamed rows keep their id and search follows', async () => {
+    const host = new MemoryHost(thirty(), { pageSize: 7 });
+    const c = crawler({ batchSize: 8 });
+    expect((await c.sync(target(host)).result).mode).toBe('full');
+    const ids = new Map<string, number>();
+    for (let i = 10; i < 20; i++) ids.set(`notes/n${i}.md`, (await store.catalog.getEntry(hostId, `notes/n${i}.md`))!.id);
+    for (let i = 0; i < 10; i++) host.remove(`notes/n0${i}.md`);
+    // Renames keep the bytes and the mtime, so a `since` listing never shows them.
+    for (let i = 10; i < 20; i++) host.rename(`notes/n${i}.md`, `moved/m${i}.md`);
+    host.calls.stat.length = 0;
+    host.calls.read.length = 0;
+    const run = await c.sync(target(host)).result;
+    expect(run).toMatchObject({ mode: 'incremental', state: 'completed', counters: { deleted: 10, moved: 10 } });
+    expect(Object.keys(catalog())).toEqual(hostPaths(host));
+    for (let i = 10; i < 20; i++) expect((await store.catalog.getEntry(hostId, `moved/m${i}.md`))?.id).toBe(ids.get(`notes/n${i}.md`));
+    // Only changed names were stat'ed: 10 new, and 20 gone checked once more; nothing was read again.
+    const changed = [...Array(20).keys()].map((i) => `notes/n${String(i).padStart(2, '0')}.md`).concat([...Array(10).keys()].map((i) => `moved/m${i + 10}.md`));
+    expect(host.calls.stat.sort()).toEqual(changed.sort());
+    expect(host.calls.read).toEqual([]);
+    expect((await store.catalog.search({ text: 'word15' })).map((hit) => hit.path)).toEqual(['moved/m15.md']);
+    expect(await store.catalog.search({ text: 'word5' })).toEqual([]);
+  });
+
+  it('moves by size and mtime when the validator changed (a folder rename changes ctime), reading the content again', async () => {
+    const host = new MemoryHost([object('a.md', 'alpha body', { mtime, etag: '"v1"' }), object('b.md', 'bravo body!', { mtime, etag: '"v2"' })]);
+    const c = crawler();
+    await c.sync(target(host));
+    await c.running(ref)?.result;
+    const id = (await store.catalog.getEntry(hostId, 'a.md'))!.id;
+    host.remove('a.md');
+    host.put(object('z/a.md', 'alpha body', { mtime, etag: '"v1-renamed"' }));
+    host.calls.read.length = 0;
+    const run = await c.sync(target(host)).result;
+    expect(run.counters).toMatchObject({ moved: 1, deleted: 0 });
+    expect((await store.catalog.getEntry(hostId, 'z/a.md'))?.id).toBe(id);
+    expect(host.calls.read).toEqual(['z/a.md']);
+    expect(indexedText()).toEqual({ 'b.md': 'bravo body!', 'z/a.md': 'alpha body' });
+  });
+
+  it('adds a new name whose mtime is older than the watermark, and leaves out what excludes and path rules skip without a stat', async () => {
+    const host = new MemoryHost([object('a.md', 'alpha', { mtime: '2024-06-01T00:00:00.000Z' })]);
+    const scope: Scope = { rules: [{ exclude: { dim: 'path', op: 'glob', value: 'cache/**' } }] };
+    const t = target(host, { scope, sync: { trigger: 'manual', exclude: ['tmp/**'] } });
+    const c = crawler();
+    await c.sync(t).result;
+    host.put(object('old.md', 'restored from a backup', { mtime: '2020-01-01T00:00:00.000Z' }));
+    host.put(object('cache/x.md', 'cached'));
+    host.put(object('tmp/y.md', 'temporary'));
+    host.calls.stat.length = 0;
+    await c.sync(t).result;
+    expect(Object.keys(catalog())).toEqual(['a.md', 'old.md']);
+    expect(host.calls.stat).toEqual(['old.md']);
+  });
+
+  it('does not remove an entry that reappeared after the names were read', async () => {
+    const host = new MemoryHost([object('a.md', 'alpha'), object('b.md', 'bravo')]);
+    const c = crawler();
+    await c.sync(target(host)).result;
+    const names = host.names.bind(host);
+    host.names = async (options) => {
+      const page = await names(options);
+      return { paths: page.paths.filter((path) => path !== 'b.md') };
+    };
+    const run = await c.sync(target(host)).result;
+    expect(run.counters.deleted).toBe(0);
+    expect(Object.keys(catalog())).toEqual(['a.md', 'b.md']);
+  });
+
+  it('fails the run, removing nothing, when names() is out of order', async () => {
+    const host = new MemoryHost([object('a.md', 'alpha'), object('b.md', 'bravo')]);
+    const c = crawler();
+    await c.sync(target(host)).result;
+    host.names = async () => ({ paths: ['b.md', 'a.md'] });
+    const run = await c.sync(target(host)).result;
+    expect(run).toMatchObject({ state: 'failed', error: { code: 'connector_failed' } });
+    expect(Object.keys(catalog())).toEqual(['a.md', 'b.md']);
+  });
+
+  it('rescans a host with a free listing and no names listing on every sync; a metered one waits for its rescan', async () => {
+    const host = new MemoryHost(thirty());
+    const bare = (description: Description): Connector => ({ describe: () => description, list: (o) => host.list(o), stat: (p) => host.stat(p), read: (p, o) => host.read(p, o) });
+    const c = crawler();
+    await c.sync(target(host, { connector: bare(memoryDescription) as MemoryHost })).result;
+    host.remove('notes/n00.md');
+    host.rename('notes/n01.md', 'moved/n01.md');
+    const free = await c.sync(target(host, { connector: bare(memoryDescription) as MemoryHost })).result;
+    expect(free.mode).toBe('full');
+    expect(Object.keys(catalog())).toEqual(hostPaths(host));
+    host.remove('notes/n02.md');
+    const metered = { ...memoryDescription, listing: 'metered' as const };
+    const later = await c.sync(target(host, { connector: bare(metered) as MemoryHost, description: metered })).result;
+    expect(later.mode).toBe('incremental');
+    expect(Object.keys(catalog())).toContain('notes/n02.md');
   });
 });

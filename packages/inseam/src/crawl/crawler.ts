@@ -3,8 +3,10 @@
  * through the catalog interface (`CatalogStore`) only.
  *
  * - `sync` runs a crawl: the first one lists the whole host (within its scope); later ones are
- *   incremental, listing with `since` from the host's watermark; `mode: "full"` is a rescan, whose
- *   diff removes what is gone. An unfinished run of the host — paused, failed, or left by a
+ *   incremental, listing with `since` from the host's watermark and then diffing the host's
+ *   names-only listing against the catalog (deletions, new names, moves; diff.ts) — or, for a
+ *   host with no names listing whose listing is free, full; `mode: "full"` is a rescan, whose
+ *   mark-and-sweep removes what is gone. An unfinished run of the host — paused, failed, or left by a
  *   process that died — is resumed from its checkpoint instead of starting another.
  * - `applyEvents`, `applyWebhook` and `watch` apply change events as they arrive.
  */
@@ -27,7 +29,7 @@ import { Ordering } from './ordering.js';
 import { ownerIsAlive } from './owner.js';
 import { EntryPreparer, type WriteItem } from './prepare.js';
 import { RunSession, asConnectorError } from './run.js';
-import type { CrawlTarget } from './target.js';
+import { hostNames, type CrawlTarget } from './target.js';
 import { startWatch, type Watcher } from './watcher.js';
 
 /** `auto`: resume, else a first crawl, else incremental. `full`: a rescan. `incremental`: since the watermark (a first crawl when there is none). */
@@ -105,7 +107,7 @@ export class Crawler {
 
   async #execute(target: CrawlTarget, options: SyncOptions, handle: CrawlHandle): Promise<CrawlRunRecord> {
     const context = await this.#context(target, new Date(this.#o.now()));
-    const { run, previousWatermark, resumed } = await this.#acquire(context, options);
+    const { run, previousWatermark, resumed } = await this.#acquire(target, context, options);
     // A resumed run keeps the window it started with (a `last` duration counts back from its start).
     const startedScope = resumed ? await this.#context(target, new Date(run.startedAt), context.hostId) : context;
     const session = new RunSession({
@@ -151,7 +153,7 @@ export class Crawler {
   }
 
   /** Claims the host's unfinished run, or creates a new one. */
-  async #acquire(context: HostContext, options: SyncOptions): Promise<{ run: CrawlRunRecord; previousWatermark: string | null; resumed: boolean }> {
+  async #acquire(target: CrawlTarget, context: HostContext, options: SyncOptions): Promise<{ run: CrawlRunRecord; previousWatermark: string | null; resumed: boolean }> {
     const { hostId } = context;
     const now = this.#o.now();
     const state = await this.#store.syncState(hostId);
@@ -169,7 +171,12 @@ export class Crawler {
       await this.#store.finishRun(unfinished.id, { state: 'abandoned', owner: this.#o.owner, now });
     }
     const requested = options.mode ?? 'auto';
-    const mode: CrawlMode = requested === 'full' || state.lastFullRun === null ? 'full' : 'incremental';
+    let mode: CrawlMode = requested === 'full' || state.lastFullRun === null ? 'full' : 'incremental';
+    // The catalog must equal the host after every sync. A `since` listing cannot show deletions
+    // or renames; a names-only listing can (the diff an incremental run ends with), else a host
+    // whose listing is free is rescanned each time. A metered host waits for its rescan interval
+    // (or its events) — docs/connectors/README.md says how soon each kind shows a deletion.
+    if (requested === 'auto' && mode === 'incremental' && hostNames(target.connector) === undefined && target.description.listing === 'free') mode = 'full';
     let since = context.scope.window.since;
     if (mode === 'incremental' && state.watermark !== null) {
       const fromWatermark = context.ordering.since(state.watermark, this.#o.overlapMs);

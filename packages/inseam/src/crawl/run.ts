@@ -9,6 +9,10 @@
  * without moving the cursor; its page-level counts (skipped, malformed, pages) go only with the
  * part that moves it, so nothing is counted twice.
  *
+ * An incremental run of a host with a names-only listing first diffs it against the catalog
+ * (diff.ts): deletions, new names and moves, which its `since` listing cannot show. A run resumed
+ * before its first listing checkpoint diffs again (nothing it applied differs any more).
+ *
  * When listing ends, the phase becomes `sweep` in that same commit. A full run then removes what
  * it did not see (mark and sweep on `seen_run`); an incremental run only finishes.
  */
@@ -26,8 +30,9 @@ import type { ResolvedCrawlerOptions } from './options.js';
 import type { CrawlHandle } from './handle.js';
 import type { Ordering } from './ordering.js';
 import type { EntryPreparer, Prepared, WriteItem } from './prepare.js';
+import { diffNames } from './diff.js';
 import { ResumableTally } from './tally.js';
-import type { CrawlTarget } from './target.js';
+import { hostNames, type CrawlTarget } from './target.js';
 
 type Comparable = string | number;
 /** A list() page after its shape was checked; entries are checked one by one later. */
@@ -123,6 +128,9 @@ export class RunSession {
     heartbeat.unref();
     try {
       this.#p.handle.report(progressOf(this.#run));
+      // The diff goes first: a name it adds or moves is then listed unchanged, where the other
+      // order would add a renamed entry listed by `since` before the diff could see it moved.
+      if (this.#run.mode === 'incremental' && this.#run.phase === 'list' && this.#run.cursor === null && !(await this.#diff())) return await this.#end({ state: 'paused' });
       if (this.#run.phase === 'list' && !(await this.#list())) return await this.#end({ state: 'paused' });
       if (this.#run.mode === 'full' && !(await this.#sweep())) return await this.#end({ state: 'paused' });
       return await this.#end({ state: 'completed' });
@@ -301,6 +309,31 @@ export class RunSession {
       if (removed === 0) return true;
       await this.#refresh();
     }
+  }
+
+  /** The names diff of an incremental run (true when done, or when the host has no names listing). */
+  async #diff(): Promise<boolean> {
+    const { target, options } = this.#p;
+    const names = hostNames(target.connector);
+    if (names === undefined) return true;
+    return diffNames({
+      store: this.#store,
+      hostId: this.#p.hostId,
+      runId: this.#run.id,
+      owner: this.#p.owner,
+      connector: target.connector,
+      names,
+      description: target.description,
+      scope: this.#p.scope,
+      excluded: this.#p.excluded,
+      preparer: this.#p.preparer,
+      batchSize: options.batchSize,
+      statConcurrency: options.readConcurrency,
+      now: options.now,
+      paused: () => this.#p.handle.pauseRequested,
+      committed: () => this.#refresh(),
+      hostFailed: (error) => new ConnectorCallError(asConnectorError(error)),
+    });
   }
 
   async #end(end: Pick<RunEnd, 'state' | 'error'>): Promise<CrawlRunRecord> {

@@ -18,3 +18,18 @@ export interface CrawlTarget {
    */
   readonly honoursOrder?: boolean;
 }
+
+/**
+ * What a built-in host may offer beyond the skill document's interface (the folder kinds do):
+ * the path of every object `list()` returns, in ascending UTF-16 code-unit order (the catalog's
+ * order), without the per-object metadata that makes a listing cost. An incremental sync diffs it
+ * against the catalog to find deletions and renames (diff.ts).
+ */
+export interface HostNames {
+  names(options: { readonly cursor?: string }): Promise<{ readonly paths: readonly string[]; readonly cursor?: string }>;
+}
+
+/** The connector's names-only listing, when it has one. */
+export function hostNames(connector: object): HostNames | undefined {
+  return typeof (connector as Partial<HostNames>).names === 'function' ? (connector as HostNames) : undefined;
+}

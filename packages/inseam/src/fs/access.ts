@@ -28,8 +28,8 @@ import type { CompiledPermissions, PermissionRight } from './permissions.js';
  * What the service needs of the platform. A `Platform` is one; the narrow shape keeps the
  * service's dependencies visible.
  */
-export type FsPlatform = Pick<Platform, 'store' | 'catalog' | 'search' | 'loader' | 'paths'> & {
-  readonly kinds: Pick<HostKinds, 'openPort' | 'openHost' | 'permissionsOf' | 'concealment'>;
+export type FsPlatform = Pick<Platform, 'store' | 'catalog' | 'search' | 'loader' | 'paths' | 'crawler' | 'requestCrawl'> & {
+  readonly kinds: Pick<HostKinds, 'openPort' | 'openHost' | 'permissionsOf' | 'crawlTarget' | 'concealment'>;
 };
 
 export type NetworkAddress = Address & { readonly network: string };

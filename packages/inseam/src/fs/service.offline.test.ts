@@ -122,8 +122,9 @@ describe('an offline host', () => {
       openHost: (host) => platform.kinds.openHost(host),
       permissionsOf: (host, baselines) => platform.kinds.permissionsOf(host, baselines),
       concealment: (host) => platform.kinds.concealment(host),
+      crawlTarget: (host) => platform.kinds.crawlTarget(host),
     };
-    const flaky = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, kinds }, { now: () => clock, probeTtlMs: 10_000 });
+    const flaky = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('catalog');
     await vi.waitFor(async () => expect((await flaky.hosts(ann)).find((host) => host.slug === 'notes')?.status).toMatchObject({ state: 'online', probed: true }));
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('live');

@@ -56,7 +56,7 @@ describe('exec', () => {
     const record = (await fixture.platform.store.hosts.get({ network: 'home', host: 'box' }))!;
     // The connector itself, straight from its factory: no entry guard, no provenance.
     const raw = createFsConnector({ packageId: '@inseam/connector-fs', packageRoot: fixture.files, source: 'box', config: record.config, projectRoot: fixture.platform.paths.networkRoot('home'), scope: 'project' });
-    const bypass = new FsService({ ...fixture.platform, store: fixture.platform.store, catalog: fixture.platform.catalog, search: fixture.platform.search, loader: fixture.platform.loader, paths: fixture.platform.paths, kinds: { openPort: async () => raw, openHost: (host) => fixture.platform.kinds.openHost(host), permissionsOf: (host, baselines) => fixture.platform.kinds.permissionsOf(host, baselines), concealment: (host) => fixture.platform.kinds.concealment(host) } });
+    const bypass = new FsService({ ...fixture.platform, store: fixture.platform.store, catalog: fixture.platform.catalog, search: fixture.platform.search, loader: fixture.platform.loader, paths: fixture.platform.paths, requestCrawl: fixture.platform.requestCrawl.bind(fixture.platform), kinds: { openPort: async () => raw, openHost: (host) => fixture.platform.kinds.openHost(host), permissionsOf: (host, baselines) => fixture.platform.kinds.permissionsOf(host, baselines), concealment: (host) => fixture.platform.kinds.concealment(host), crawlTarget: (host) => fixture.platform.kinds.crawlTarget(host) } });
     await expect(bypass.exec(runner, { command: 'touch bypassed', cwd: 'box://work' })).rejects.toMatchObject({
       code: 'permission_denied',
       message: expect.stringContaining("loader's exec guard"),

@@ -54,6 +54,7 @@ import type { SearchPage } from '../search/index.js';
 import type { HostRecord } from '../store/index.js';
 import { Access, type FsPlatform, type HostAccess, type Target } from './access.js';
 import { actorOf, checkCaller, mayUseHost, ownsRun, type CheckedCaller } from './caller.js';
+import { CatalogSync } from './catalog-sync.js';
 import { CatalogView, syncedReader } from './catalog-view.js';
 import { confinementOf } from './confinement.js';
 import { HostLiveness, probeReasonOf, within } from './liveness.js';
@@ -125,6 +126,7 @@ export class FsService {
   readonly #platform: FsPlatform;
   readonly #access: Access;
   readonly #catalog: CatalogView;
+  readonly #catalogSync: CatalogSync;
   readonly #liveness: HostLiveness;
   readonly #readBytes: number;
   readonly #maxReadBytes: number;
@@ -135,6 +137,7 @@ export class FsService {
     this.#platform = platform;
     this.#access = new Access(platform);
     this.#catalog = new CatalogView(platform.catalog);
+    this.#catalogSync = new CatalogSync({ crawler: platform.crawler, kinds: platform.kinds, catalog: platform.store.catalog, resync: (ref) => platform.requestCrawl(ref) });
     this.#probeTimeoutMs = positive(options.probeTimeoutMs, DEFAULT_PROBE_TIMEOUT_MS, 'probeTimeoutMs');
     this.#probeWaitMs = positive(options.probeWaitMs, DEFAULT_PROBE_WAIT_MS, 'probeWaitMs');
     this.#liveness = new HostLiveness({ ttlMs: positive(options.probeTtlMs, DEFAULT_PROBE_TTL_MS, 'probeTtlMs'), timeoutMs: this.#probeTimeoutMs, now: options.now ?? Date.now });
@@ -315,6 +318,7 @@ export class FsService {
       const { port, capabilities } = await this.#dispatch(target);
       return guardedCall(port, capabilities, 'write', target.uri, content, copied);
     });
+    await this.#catalogSync.written(target.record, target.address.path);
     const entry = this.#entry(target, written);
     return entry ?? { ...this.#root(target), type: 'file' };
   }
@@ -335,16 +339,19 @@ export class FsService {
       });
     }
     const createOnly = { createOnly: true, ...(options.mime === undefined ? {} : { mime: options.mime }) };
-    await this.#live(target, async () => {
+    const placed = await this.#live(target, async () => {
       const { port, capabilities } = await this.#dispatch(target);
       try {
         await guardedCall(port, capabilities, 'write', target.uri, content, createOnly);
+        return target.address.path;
       } catch (error) {
         if (!DROP_TAKEN.some((code) => hasErrorCode(error, code))) throw error;
         const elsewhere = await this.#dropPlace(target, port, capabilities);
         await guardedCall(port, capabilities, 'write', addressToSourceUri(elsewhere), content, createOnly);
+        return elsewhere.path;
       }
     });
+    await this.#catalogSync.written(target.record, placed);
     const size = typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength;
     return { ...this.#root(target), type: 'file', size };
   }
@@ -392,6 +399,7 @@ export class FsService {
       const { port, capabilities } = await this.#dispatch(target);
       await guardedCall(port, capabilities, 'delete', target.uri, { ...(recursive === undefined ? {} : { recursive }), ...(ifMatch === undefined ? {} : { ifMatch }) });
     });
+    await this.#catalogSync.removed(target.record, target.address.path, recursive === true);
   }
 
   /**

@@ -4,7 +4,8 @@
  * - `MemoryHost`: a mutable host held in a Map. Its cursor is the last key listed (not an
  *   offset), as real APIs page, so entries inserted before or after the cursor mid-crawl behave as
  *   they would on a real host. It can order newest first, honour `since` (inclusive), watch, take
- *   webhooks, fail on cue, and run a hook before each page so a test can change it mid-crawl.
+ *   webhooks, fail on cue, and run a hook before each page so a test can change it mid-crawl. It
+ *   offers the names-only listing (`names()`) the folder kinds offer, so syncs diff it.
  * - `SyntheticHost`: a large, immutable host generated page by page from the entry index, so a
  *   million entries cost no memory in the test itself.
  */
@@ -64,7 +65,7 @@ export interface MemoryHostOptions {
 
 export class MemoryHost implements Connector {
   readonly objects = new Map<string, StoredObject>();
-  readonly calls = { list: [] as HostListOptions[], read: [] as string[], stat: [] as string[] };
+  readonly calls = { list: [] as HostListOptions[], read: [] as string[], stat: [] as string[], names: [] as (string | undefined)[] };
   /** Runs before each page is answered, with the page's number (0-based) for this listing. */
   beforePage: ((page: number, options: HostListOptions) => void | Promise<void>) | undefined;
   /** Errors to throw from the next list calls, in order. */
@@ -135,6 +136,15 @@ export class MemoryHost implements Connector {
     return this.objects.get(path)?.entry ?? null;
   }
 
+  /** The names-only listing the crawler's sync diff uses (crawl/target.ts HostNames): paths in code-unit order. */
+  async names(options: { readonly cursor?: string } = {}): Promise<{ paths: string[]; cursor?: string }> {
+    this.calls.names.push(options.cursor);
+    const paths = [...this.objects.keys()].sort();
+    const start = options.cursor === undefined ? 0 : paths.findIndex((path) => path > options.cursor!);
+    const page = start < 0 ? [] : paths.slice(start, start + this.#options.pageSize);
+    return start >= 0 && start + this.#options.pageSize < paths.length ? { paths: page, cursor: page[page.length - 1]! } : { paths: page };
+  }
+
   async read(path: string, options: HostReadOptions = {}): Promise<ReadableStream<Uint8Array>> {
     this.calls.read.push(path);
     const item = this.objects.get(path);
@@ -188,6 +198,7 @@ export class SyntheticHost implements Connector {
   readonly #pageSize: number;
   readonly #pageDelayMs: number;
   readonly #recentEvery: number;
+  #sorted: string[] | undefined;
 
   constructor(options: SyntheticHostOptions) {
     this.#count = options.count;
@@ -228,6 +239,15 @@ export class SyntheticHost implements Connector {
     const entries: Entry[] = [];
     for (let i = start; i < end; i++) entries.push(SyntheticHost.entry(i, this.#recentEvery));
     return end < this.#count ? { entries, cursor: String(end) } : { entries };
+  }
+
+  /** The names-only listing (crawl/target.ts HostNames), sorted once on first use. */
+  async names(options: { readonly cursor?: string } = {}): Promise<{ paths: string[]; cursor?: string }> {
+    this.#sorted ??= Array.from({ length: this.#count }, (_, i) => SyntheticHost.entry(i, this.#recentEvery).path).sort();
+    const start = options.cursor === undefined ? 0 : Number(options.cursor);
+    const end = Math.min(this.#count, start + 5000);
+    const paths = this.#sorted.slice(start, end);
+    return end < this.#count ? { paths, cursor: String(end) } : { paths };
   }
 
   async stat(path: string): Promise<Entry | null> {
