@@ -11,6 +11,7 @@
 import { Command, CommanderError } from 'commander';
 import { isConnectorError, type ErrorCode } from '@neuralis/package-system/contracts';
 import { registerCommands } from './commands/index.js';
+import { VERSION } from './version.js';
 
 export const EXIT = { ok: 0, no: 1, usage: 2, unavailable: 3, internal: 4 } as const;
 
@@ -26,7 +27,7 @@ export interface CliIo {
 export function createProgram(io: CliIo): Command {
   const program = new Command('inseam')
     .description('Mount folders, buckets, APIs and mailboxes into one URI-addressed filesystem.')
-    .version('0.1.0')
+    .version(VERSION)
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();
   registerCommands(program, io);

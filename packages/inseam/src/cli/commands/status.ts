@@ -12,8 +12,8 @@
  * one object for scripts.
  */
 import type { Command } from 'commander';
-import { isPostgresUrl } from '../../store/index.js';
-import { HostQueue, catalogStatus, queueStatus, QueueDatabase, type CatalogStatus, type FailingHost, type QueueStatus } from '../../queue/index.js';
+import { isPostgresUrl } from '../../store/postgres/url.js';
+import type { CatalogStatus, FailingHost, QueueStatus } from '../../queue/index.js';
 import type { CliIo } from '../program.js';
 import { formatDuration, formatTable, printJson, withPlatform } from './support.js';
 import { sharedStoreUrl, storeUrlOf } from './worker.js';
@@ -28,6 +28,7 @@ const UNDEFINED_TABLE = '42P01';
 
 /** Sends the dead letter's jobs back; resolves with how many. */
 async function retryDead(url: string): Promise<number> {
+  const { HostQueue, QueueDatabase } = await import('../../queue/index.js');
   const database = new QueueDatabase({ url, max: 2 });
   try {
     const queue = await HostQueue.start({ database, maintain: false });
@@ -42,6 +43,7 @@ async function retryDead(url: string): Promise<number> {
 }
 
 async function readQueue(url: string): Promise<QueueStatus | null> {
+  const { QueueDatabase, queueStatus } = await import('../../queue/index.js');
   const database = new QueueDatabase({ url, max: 1 });
   try {
     return await queueStatus(database);
@@ -144,6 +146,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
         const count = await retryDead(sharedStoreUrl(command, io, '--retry-dead'));
         io.stderr.write(`Sent ${count} dead-lettered job${count === 1 ? '' : 's'} back to ${count === 1 ? 'its queue' : 'their queues'}.\n`);
       }
+      const { catalogStatus } = await import('../../queue/index.js');
       await withPlatform(command, io, async (platform) => {
         const now = Date.now();
         const [queue, catalog] = await Promise.all([sharedUrl === undefined ? Promise.resolve(null) : readQueue(sharedUrl), catalogStatus(platform.store)]);
