@@ -10,6 +10,12 @@ import { VERSION } from './version.js';
 // Node 22.1+ keeps compiled modules on disk between runs; on Node 20 there is no such cache.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
+// A reader that closes the pipe early (`| head`) makes writes fail with EPIPE: the command sees
+// it at its next write and stops with exit 0; the stream's own error event must not crash it.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${VERSION}\n`);

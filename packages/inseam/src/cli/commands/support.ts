@@ -3,7 +3,6 @@
  * platform around a command (with the installed connectors registered) and closing it, reading
  * JSON arguments, naming hosts and addresses, and printing.
  */
-import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -169,10 +168,7 @@ export async function resolveHost(platform: Platform, text: string, network: str
   return { network: address.network, host: address.host };
 }
 
-/** Writes, waiting for the stream to drain when it asks to. */
-export async function write(stream: NodeJS.WritableStream, chunk: string | Uint8Array): Promise<void> {
-  if (!stream.write(chunk)) await once(stream, 'drain');
-}
+export { write } from './output.js';
 
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
