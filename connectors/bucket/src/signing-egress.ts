@@ -18,12 +18,10 @@
  *   nor a `cause`).
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { Agent, errors as undiciErrors } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { EgressError } from '@inseam/connector';
 import type { EgressPort, EgressRequest, EgressResponse } from '@inseam/connector';
 
@@ -57,6 +55,15 @@ export interface SigningEgressOptions {
 
 const GATE_OWNED_HEADERS = new Set(['host', 'authorization', 'proxy-authorization', 'cookie']);
 /** Hop-by-hop headers undici manages itself and refuses from callers. */
+// undici and the signer load with the first bucket egress, not with every process that loads
+// this package (every inseam command loads the built-in kinds' packages).
+const requireModule = createRequire(import.meta.url);
+let undiciLoaded: typeof import('undici') | undefined;
+function undici(): typeof import('undici') {
+  undiciLoaded ??= requireModule('undici') as typeof import('undici');
+  return undiciLoaded;
+}
+
 const HOP_BY_HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
@@ -69,7 +76,7 @@ export class SigningEgress implements EgressPort {
     this.origins = new Set(options.origins.map((origin) => new URL(origin).origin));
     this.ownAgent =
       options.dispatcher === undefined
-        ? new Agent({
+        ? new (undici().Agent)({
             connectTimeout: options.connectTimeoutMs ?? 10_000,
             headersTimeout: options.headersTimeoutMs ?? 300_000,
             bodyTimeout: options.bodyTimeoutMs ?? 300_000,
@@ -89,6 +96,7 @@ export class SigningEgress implements EgressPort {
     headers['x-amz-content-sha256'] = payloadHash(request.body);
     if (request.body instanceof Uint8Array) headers['content-length'] = String(request.body.byteLength);
 
+    const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]);
     const signer = new SignatureV4({
       credentials,
       region: this.options.region,
@@ -254,6 +262,7 @@ function webStream(body: Dispatcher.ResponseData['body'], origin: string): Reada
 function failureOf(error: unknown, origin: string, stage: 'request' | 'body' = 'request'): EgressError {
   if (error instanceof EgressError) return error;
   if (isAbort(error)) return new EgressError('aborted', origin, `The request to ${origin} was aborted.`);
+  const undiciErrors = undici().errors;
   if (
     error instanceof undiciErrors.ConnectTimeoutError ||
     error instanceof undiciErrors.HeadersTimeoutError ||
@@ -272,7 +281,7 @@ function failureOf(error: unknown, origin: string, stage: 'request' | 'body' = '
 
 function isAbort(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
-  return name === 'AbortError' || error instanceof undiciErrors.RequestAbortedError;
+  return name === 'AbortError' || error instanceof undici().errors.RequestAbortedError;
 }
 
 function ignore(): void {}

@@ -11,6 +11,8 @@
 import { Command, CommanderError } from 'commander';
 import { isConnectorError, type ErrorCode } from '@neuralis/package-system/contracts';
 import { registerCommands } from './commands/index.js';
+import { OutputClosedError } from './commands/output.js';
+import { VERSION } from './version.js';
 
 export const EXIT = { ok: 0, no: 1, usage: 2, unavailable: 3, internal: 4 } as const;
 
@@ -26,7 +28,7 @@ export interface CliIo {
 export function createProgram(io: CliIo): Command {
   const program = new Command('inseam')
     .description('Mount folders, buckets, APIs and mailboxes into one URI-addressed filesystem.')
-    .version('0.1.0')
+    .version(VERSION)
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();
   registerCommands(program, io);
@@ -47,6 +49,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 function exitCodeFor(error: unknown, io: CliIo): number {
+  // The reader of stdout went away (`inseam cat big | head`): done, as a Unix tool is.
+  if (error instanceof OutputClosedError) return EXIT.ok;
   if (error instanceof CommanderError) {
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }

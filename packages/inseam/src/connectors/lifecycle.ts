@@ -37,7 +37,9 @@ import type { Scope } from '@inseam/connector';
 import type { HostView } from '../network/index.js';
 import type { CrawlTicket, Platform } from '../platform/index.js';
 import { PostgresStore, type TrialRecord } from '../store/index.js';
-import { parseTrialConfig, runTrial, trialReportJson, TRIAL_PHASES, type TrialPhase, type TrialReportJson, type TrialWriteSample } from '../trial/index.js';
+import { parseTrialConfig } from '../trial/config-file.js';
+import type { TrialPhase, TrialReportJson, TrialWriteSample } from '../trial/index.js';
+import { TRIAL_PHASES } from '../trial/types.js';
 import { checkClosedSchema, inferConfigSchema } from './config-schema.js';
 import { checkConfirmation, confirmationPhrase } from './confirm.js';
 import { ModuleStore, type ConnectorModuleStore, type Installation, type Submission } from './module-store.js';
@@ -216,6 +218,9 @@ export class ConnectorLifecycle {
       ...(input.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: input.allowPrivateOrigins }),
       ...(input.webhookSample === undefined ? {} : { webhookSample: input.webhookSample }),
     });
+    // The trial runner (its checks and the sandbox's test harness) loads with the first trial, not
+    // with every command that opens the lifecycle to register installed connectors.
+    const { runTrial, trialReportJson } = await import('../trial/index.js');
     const report = await runTrial({
       subject: { module: await this.#modules.source(submission.sha), label: `connector-${submission.sha.slice(0, 12)}` },
       phase,

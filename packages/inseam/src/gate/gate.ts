@@ -28,10 +28,10 @@
  *
  * Every rejection is an `EgressGateError` (an `EgressError`) naming the origin only.
  */
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
-import { Agent } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { AuthSpec, EgressFailure, EgressPort, EgressRequest, EgressResponse } from '@inseam/connector';
 import { addressAllowed, classifyAddress, ipLiteral, pinnedLookup, systemResolver } from './addresses.js';
 import type { AddressClass, ResolvedAddress, Resolver } from './addresses.js';
@@ -108,6 +108,15 @@ export interface EgressGate {
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 /** Pinned dispatchers kept for connection reuse; the least recently used closes beyond this. */
 const MAX_POOLED_DISPATCHERS = 128;
+
+// undici loads with the first dispatcher: a process that never sends a request (a command on a
+// local folder) does not pay for it.
+const requireModule = createRequire(import.meta.url);
+let agentClass: typeof Agent | undefined;
+function undiciAgent(): typeof Agent {
+  agentClass ??= (requireModule('undici') as typeof import('undici')).Agent;
+  return agentClass;
+}
 
 const ADDRESS_TEXT: Record<AddressClass, string> = {
   public: 'a public',
@@ -663,7 +672,7 @@ class Gate implements EgressGate {
       this.dispatchers.set(key, agent);
       return agent;
     }
-    agent = new Agent({
+    agent = new (undiciAgent())({
       connect: { lookup: pinnedLookup(pinned), timeout: this.agentOptions.connectTimeout },
       headersTimeout: this.agentOptions.headersTimeout,
       bodyTimeout: this.agentOptions.bodyTimeout,

@@ -7,8 +7,6 @@
  * has no field for one.
  */
 import { createHash } from 'node:crypto';
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
 
 const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 
@@ -44,6 +42,8 @@ function payloadHash(body: Uint8Array | 'stream' | null): string {
 }
 
 export async function signRequest(request: SignableRequest, credentials: SigV4Credentials, signingDate: Date = new Date()): Promise<SignedHeaders> {
+  // Loaded with the first signed request: most processes never sign one.
+  const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]);
   const signer = new SignatureV4({
     credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
     region: credentials.region,

@@ -44,9 +44,9 @@ import { SessionService } from './sessions.js';
 import { TokenService } from './tokens.js';
 import { WebhookKeys } from './webhook-keys.js';
 import { registerWebPage } from '../web/assets.js';
+import { DEFAULT_MAX_WRITE_BYTES } from './limits.js';
 
-/** The largest body `PUT /v1/fs/write` accepts by default: 64 MiB. */
-export const DEFAULT_MAX_WRITE_BYTES = 64 * 1024 * 1024;
+export { DEFAULT_MAX_WRITE_BYTES };
 export const API_VERSION = '0.1.0';
 
 export interface HttpServerOptions {

@@ -9,8 +9,14 @@ import { at } from './issues.js';
 
 export const DRAFT_07_META_SCHEMA_IDS = ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema'] as const;
 
-export function createStrictAjv(): Ajv {
+/**
+ * `validateSchema: false` is for a schema already checked against the draft-07 meta-schema: each
+ * Ajv instance that validates schemas compiles the meta-schema first, which costs more than
+ * compiling a small config schema.
+ */
+export function createStrictAjv(options: { readonly validateSchema?: boolean } = {}): Ajv {
   return new Ajv({
+    ...(options.validateSchema === false ? { validateSchema: false } : {}),
     strict: true,
     allErrors: true,
     verbose: true,

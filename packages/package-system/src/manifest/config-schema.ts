@@ -182,7 +182,12 @@ function isUnicodeRegExp(source: string): boolean {
   }
 }
 
-const metaAjv = createStrictAjv();
+// Made at the first check, not at import: a process that never checks a schema does not build it.
+let metaAjvInstance: ReturnType<typeof createStrictAjv> | undefined;
+function metaAjv(): ReturnType<typeof createStrictAjv> {
+  metaAjvInstance ??= createStrictAjv();
+  return metaAjvInstance;
+}
 
 const META_EXPECTED: Readonly<Record<string, string>> = {
   type: 'a JSON type name ("array", "boolean", "integer", "null", "number", "object", "string") or a list of them',
@@ -221,9 +226,10 @@ const META_EXPECTED: Readonly<Record<string, string>> = {
 /** One issue per offending location, however many meta-schema branches failed there. */
 function checkMetaSchema(schema: JsonObject, path: string, issues: IssueCollector): void {
   if (has(schema, '$schema') && !(DRAFT_07_META_SCHEMA_IDS as readonly unknown[]).includes(own(schema, '$schema'))) return;
-  if (metaAjv.validateSchema(schema) === true) return;
+  const ajv = metaAjv();
+  if (ajv.validateSchema(schema) === true) return;
   const byLocation = new Map<string, string[]>();
-  for (const error of metaAjv.errors ?? []) {
+  for (const error of ajv.errors ?? []) {
     const messages = byLocation.get(error.instancePath) ?? [];
     if (error.message !== undefined && !messages.includes(error.message)) messages.push(error.message);
     byLocation.set(error.instancePath, messages);
@@ -240,10 +246,14 @@ function checkMetaSchema(schema: JsonObject, path: string, issues: IssueCollecto
 
 const STRICT_LOCATION = /"#((?:\/[^"]*)?)"/;
 
-/** Compiles a frozen copy in a fresh Ajv, so one package's `$id` can never collide with another's. */
+/**
+ * Compiles a frozen copy in a fresh Ajv, so one package's `$id` can never collide with another's.
+ * Only a schema checkMetaSchema passed gets here, so the fresh Ajv does not check it against the
+ * meta-schema again (strict mode still runs).
+ */
 function compileStrict(schema: JsonObject, path: string, issues: IssueCollector): ValidateFunction | undefined {
   try {
-    return createStrictAjv().compile(deepFreeze(cloneJson(schema)));
+    return createStrictAjv({ validateSchema: false }).compile(deepFreeze(cloneJson(schema)));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const pointer = STRICT_LOCATION.exec(message)?.[1] ?? '';

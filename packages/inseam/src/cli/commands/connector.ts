@@ -18,11 +18,11 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
-import { progressOf } from '../../catalog/index.js';
+import { progressOf } from '../../catalog/progress.js';
 import type { TrialSummary } from '../../connectors/index.js';
-import { readTrialConfigFile, type TrialPhase } from '../../trial/index.js';
+import { readTrialConfigFile } from '../../trial/config-file.js';
+import type { TrialPhase } from '../../trial/index.js';
 import { EXIT, type CliIo } from '../program.js';
-import { checkConnectorModule, formatModuleCheck } from './connector-check.js';
 import { scaffoldConnector } from './connector-scaffold.js';
 import { progressView } from './progress.js';
 import { collect, defaultNetwork, formatBytes, formatTable, printJson, readCredentials, readJsonObject, withPlatform } from './support.js';
@@ -90,6 +90,8 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
       const file = configPath === undefined ? undefined : await readTrialConfigFile(configPath);
       const schema = options.schema === undefined ? undefined : await readJsonObject(options.schema, '--schema');
       const label = labelOf(modulePath);
+      // The check loads the sandbox and the manifest validators: only `connector check` pays for them.
+      const { checkConnectorModule, formatModuleCheck } = await import('./connector-check.js');
       const check = await checkConnectorModule({
         source,
         label,

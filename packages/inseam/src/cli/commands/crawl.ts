@@ -14,10 +14,10 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import { progressOf, type CrawlProgress } from '../../catalog/index.js';
+import { progressOf, type CrawlProgress } from '../../catalog/progress.js';
 import type { CrawlHandle, Watcher } from '../../crawl/index.js';
 import type { Platform } from '../../platform/index.js';
-import { parseDuration, subtractDuration } from '../../scope/index.js';
+import { parseDuration, subtractDuration } from '../../scope/duration.js';
 import type { CrawlRunRecord, HostRef } from '../../store/index.js';
 import { EXIT, type CliIo } from '../program.js';
 import { progressView } from './progress.js';

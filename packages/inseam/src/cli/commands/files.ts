@@ -15,6 +15,7 @@ import { addressFromSourceUri, addressToSourceUri, formatAddress, type Address }
 import type { Platform } from '../../platform/index.js';
 import type { HostRecord } from '../../store/index.js';
 import type { CliIo } from '../program.js';
+import { copyToOutput } from './output.js';
 import { formatBytes, resolveAddress, write, withPlatform } from './support.js';
 
 interface FileOptions {
@@ -156,15 +157,7 @@ export function registerFilesCommand(program: Command, io: CliIo): void {
                 const entry = await host.stat(path);
                 return entry?.size ?? 0;
               });
-        const stream = await host.read(path, range === undefined ? {} : { range });
-        const reader = stream.getReader();
-        try {
-          for (let next = await reader.read(); !next.done; next = await reader.read()) await write(io.stdout, next.value);
-        } catch (error) {
-          // The host stops sending when stdout went away or the write failed.
-          await reader.cancel().catch(() => undefined);
-          throw error;
-        }
+        await copyToOutput(await host.read(path, range === undefined ? {} : { range }), io.stdout);
       });
     });
 }

@@ -18,7 +18,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
-import { WebhookKeys, hookPath, requireWebhooks } from '../../http/index.js';
 import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
 import type { SyncRecord } from '../../store/index.js';
 import type { CliIo } from '../program.js';
@@ -298,6 +297,8 @@ export function registerHostCommand(program: Command, io: CliIo): void {
       const base = options.base === undefined ? undefined : baseUrl(options.base);
       await withPlatform(command, io, async (platform) => {
         const record = await platform.networks.hostRecord(ref);
+        // The webhook routes live with the server; only this subcommand loads them.
+        const { WebhookKeys, hookPath, requireWebhooks } = await import('../../http/index.js');
         const keys = new WebhookKeys(platform.store.webhookKeys);
         if (options.revoke === true) {
           const revoked = await keys.revoke(ref);

@@ -19,9 +19,11 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError, PermissionDeniedError, type SessionContext } from '@neuralis/package-system/contracts';
 import { checkNetworkSlug } from '../../address/index.js';
-import { FsService, checkGrants, type Caller, type Grant } from '../../fs/index.js';
-import { TokenService } from '../../http/index.js';
-import { McpHost, serveStdio, type OutboundServerInput } from '../../mcp/index.js';
+import type { ConnectorLifecycle } from '../../connectors/index.js';
+import { checkGrants, type Grant } from '../../fs/grants.js';
+import type { Caller } from '../../fs/index.js';
+import { TokenService } from '../../http/tokens.js';
+import type { McpHost, McpHostOptions, OutboundServerInput } from '../../mcp/index.js';
 import type { Platform } from '../../platform/index.js';
 import type { CliIo } from '../program.js';
 import { collect, defaultNetwork, formatTable, printJson, readCredentials, withPlatform } from './support.js';
@@ -88,12 +90,19 @@ export async function stdioCaller(platform: Platform, options: ServeOptions, io:
   return { session, grants };
 }
 
+/** The MCP host over the platform's filesystem; the MCP SDK is loaded here, by the mcp commands only. */
+async function openMcpHost(platform: Platform, connectors?: ConnectorLifecycle, options?: McpHostOptions): Promise<McpHost> {
+  const [{ McpHost }, { FsService }] = await Promise.all([import('../../mcp/index.js'), import('../../fs/index.js')]);
+  return McpHost.open({ platform, fs: new FsService(platform), ...(connectors === undefined ? {} : { connectors }) }, options);
+}
+
 function serve(io: CliIo) {
   return async (options: ServeOptions, command: Command): Promise<void> => {
     // withPlatform registered the connectors installed earlier; the tools share its lifecycle.
     await withPlatform(command, io, async (platform, connectors) => {
       const caller = await stdioCaller(platform, options, io);
-      const host = await McpHost.open({ platform, fs: new FsService(platform), connectors }, { hostedPackages: options.hostPackage, allowPrivateOrigins: options.allowPrivateOrigin });
+      const host = await openMcpHost(platform, connectors, { hostedPackages: options.hostPackage, allowPrivateOrigins: options.allowPrivateOrigin });
+      const { serveStdio } = await import('../../mcp/index.js');
       const stop = new AbortController();
       const onSignal = (): void => stop.abort();
       process.once('SIGTERM', onSignal);
@@ -148,7 +157,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
             ? { id, transport: 'streamable-http', url: options.url, headers: await readCredentials(options.header, io), ...(options.name === undefined ? {} : { name: options.name }) }
             : { id, transport: 'stdio', command: options.command!, args: [...options.arg], env: await readCredentials(options.env, io), ...(options.name === undefined ? {} : { name: options.name }) };
         const network = await defaultNetwork(platform, options.network, io);
-        const host = await McpHost.open({ platform, fs: new FsService(platform) });
+        const host = await openMcpHost(platform);
         try {
           const stored = await host.outbound.store.add(network, input);
           if (options.json === true) return printJson(io, stored);
@@ -167,7 +176,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
     .action(async (options: { readonly network?: string; readonly json?: boolean }, command: Command) => {
       await withPlatform(command, io, async (platform) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const host = await McpHost.open({ platform, fs: new FsService(platform) });
+        const host = await openMcpHost(platform);
         try {
           const servers = await host.outbound.list(network);
           if (options.json === true) return printJson(io, servers);
@@ -187,7 +196,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
     .action(async (id: string, options: { readonly network?: string }, command: Command) => {
       await withPlatform(command, io, async (platform) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const host = await McpHost.open({ platform, fs: new FsService(platform) });
+        const host = await openMcpHost(platform);
         try {
           if (!(await host.outbound.remove(network, id))) throw new NotFoundError(`Network ${network} has no outbound MCP server "${id}".`, { details: { network, server: id } });
           io.stdout.write(`Removed outbound MCP server ${id} from network ${network}.\n`);

@@ -17,7 +17,12 @@ export interface ProgressView {
   finish(): void;
 }
 
-const counted = new Intl.NumberFormat('en-US');
+// Made at the first progress line: building a NumberFormat starts ICU, which every command would
+// otherwise pay for at load.
+let numbers: Intl.NumberFormat | undefined;
+const counted = {
+  format: (value: number): string => (numbers ??= new Intl.NumberFormat('en-US')).format(value),
+};
 
 /** One progress line. With `bar`, a bar when the total is known, a spinner frame otherwise. */
 export function progressLine(label: string, progress: CrawlProgress, options: { readonly bar: boolean; readonly frame?: number } = { bar: false }): string {

@@ -12,8 +12,8 @@
  * one object for scripts.
  */
 import type { Command } from 'commander';
-import { isPostgresUrl } from '../../store/index.js';
-import { HostQueue, catalogStatus, currentFailures, queueStatus, QueueDatabase, type CatalogStatus, type FailingHost, type QueueStatus } from '../../queue/index.js';
+import { isPostgresUrl } from '../../store/postgres/url.js';
+import type { CatalogStatus, FailingHost, QueueStatus } from '../../queue/index.js';
 import type { CliIo } from '../program.js';
 import { formatDuration, formatTable, printJson, withPlatform } from './support.js';
 import { sharedStoreUrl, storeUrlOf } from './worker.js';
@@ -28,6 +28,7 @@ const UNDEFINED_TABLE = '42P01';
 
 /** Sends the dead letter's jobs back; resolves with how many. */
 async function retryDead(url: string): Promise<number> {
+  const { HostQueue, QueueDatabase } = await import('../../queue/index.js');
   const database = new QueueDatabase({ url, max: 2 });
   try {
     const queue = await HostQueue.start({ database, maintain: false });
@@ -42,6 +43,7 @@ async function retryDead(url: string): Promise<number> {
 }
 
 async function readQueue(url: string): Promise<QueueStatus | null> {
+  const { QueueDatabase, queueStatus } = await import('../../queue/index.js');
   const database = new QueueDatabase({ url, max: 1 });
   try {
     return await queueStatus(database);
@@ -59,7 +61,7 @@ function ago(at: number | null, now: number): string {
 
 const KIND: Readonly<Record<FailingHost['kind'], string>> = { dead_letter: 'dead letter', retrying: 'retrying', run_failed: 'crawl failed' };
 
-function render(queue: QueueStatus | null, catalog: CatalogStatus, shared: boolean, now: number): string {
+function render(queue: QueueStatus | null, catalog: CatalogStatus, failing: readonly FailingHost[], shared: boolean, now: number): string {
   const parts: string[] = [];
   if (!shared) {
     parts.push('Store: embedded (SQLite). Workers and queues run on the shared PostgreSQL store; see docs/scale-out.md.\n');
@@ -111,7 +113,6 @@ function render(queue: QueueStatus | null, catalog: CatalogStatus, shared: boole
       ]),
     );
   }
-  const failing = currentFailures(queue?.failing ?? [], catalog);
   parts.push(`\nFailing hosts: ${failing.length}\n`);
   if (failing.length > 0) {
     parts.push(
@@ -137,13 +138,14 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
         const count = await retryDead(sharedStoreUrl(command, io, '--retry-dead'));
         io.stderr.write(`Sent ${count} dead-lettered job${count === 1 ? '' : 's'} back to ${count === 1 ? 'its queue' : 'their queues'}.\n`);
       }
+      const { catalogStatus, currentFailures } = await import('../../queue/index.js');
       await withPlatform(command, io, async (platform) => {
         const now = Date.now();
         const [queue, catalog] = await Promise.all([sharedUrl === undefined ? Promise.resolve(null) : readQueue(sharedUrl), catalogStatus(platform.store)]);
         if (options.json === true) {
           printJson(io, { store: sharedUrl === undefined ? 'sqlite' : 'postgres', ...(queue ?? { workers: [], queues: [], leases: [] }), running: catalog.running, failing: currentFailures(queue?.failing ?? [], catalog) });
         } else {
-          io.stdout.write(render(queue, catalog, sharedUrl !== undefined, now));
+          io.stdout.write(render(queue, catalog, currentFailures(queue?.failing ?? [], catalog), sharedUrl !== undefined, now));
         }
       });
     });

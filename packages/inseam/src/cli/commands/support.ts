@@ -3,14 +3,13 @@
  * platform around a command (with the installed connectors registered) and closing it, reading
  * JSON arguments, naming hosts and addresses, and printing.
  */
-import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { InvalidArgumentError, InvalidConfigError, NotFoundError } from '@neuralis/package-system/contracts';
 import { checkHostSlug, checkNetworkSlug, parseAddress, type Address } from '../../address/index.js';
-import { ConnectorLifecycle } from '../../connectors/index.js';
-import { openPlatform, type OpenPlatformOptions, type Platform } from '../../platform/index.js';
+import type { ConnectorLifecycle } from '../../connectors/index.js';
+import type { OpenPlatformOptions, Platform } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import type { CliIo } from '../program.js';
 
@@ -39,6 +38,8 @@ export function platformOptions(command: Command, io: CliIo): OpenPlatformOption
  * again is reported on stderr, not thrown: the command goes on, only hosts of that kind fail.
  */
 export async function withPlatform<T>(command: Command, io: CliIo, work: (platform: Platform, connectors: ConnectorLifecycle) => Promise<T>): Promise<T> {
+  // Loaded here, not at the top: `inseam --help` and friends must not pay for the platform.
+  const [{ openPlatform }, { ConnectorLifecycle }] = await Promise.all([import('../../platform/index.js'), import('../../connectors/index.js')]);
   const platform = await openPlatform(platformOptions(command, io));
   try {
     const connectors = new ConnectorLifecycle(platform);
@@ -167,10 +168,7 @@ export async function resolveHost(platform: Platform, text: string, network: str
   return { network: address.network, host: address.host };
 }
 
-/** Writes, waiting for the stream to drain when it asks to. */
-export async function write(stream: NodeJS.WritableStream, chunk: string | Uint8Array): Promise<void> {
-  if (!stream.write(chunk)) await once(stream, 'drain');
-}
+export { write } from './output.js';
 
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

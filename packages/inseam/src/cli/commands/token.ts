@@ -11,9 +11,9 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import { TokenService, type TokenView } from '../../http/index.js';
-import { ALL_FEATURES } from '../../platform/index.js';
-import { parseDuration, subtractDuration } from '../../scope/index.js';
+import { TokenService, type TokenView } from '../../http/tokens.js';
+import { ALL_FEATURES } from '../../platform/authorization.js';
+import { parseDuration, subtractDuration } from '../../scope/duration.js';
 import type { CliIo } from '../program.js';
 import { collect, formatTable, printJson, withPlatform } from './support.js';
 

@@ -18,7 +18,9 @@ import { basename, dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError } from '@neuralis/package-system/contracts';
-import { formatTrialReport, readTrialConfigFile, runTrial, trialReportJson, TrialSandbox, TRIAL_PHASES, type TrialPhase, type TrialReport } from '../../trial/index.js';
+import { readTrialConfigFile } from '../../trial/config-file.js';
+import type { TrialPhase, TrialReport, TrialSandbox } from '../../trial/index.js';
+import { TRIAL_PHASES } from '../../trial/types.js';
 import type { SandboxLogRecord } from '../../sandbox/index.js';
 import { EXIT, type CliIo } from '../program.js';
 
@@ -84,6 +86,8 @@ function logLine(io: CliIo): (record: SandboxLogRecord) => void {
 async function runOnce(io: CliIo, modulePath: string, options: TrialCommandOptions, phase: TrialPhase, sandbox?: TrialSandbox): Promise<TrialReport> {
   const file = await readTrialConfigFile(options.config);
   const source = await readModule(modulePath);
+  // The trial runner and its sandbox are loaded when a trial runs, not for every command.
+  const { formatTrialReport, runTrial, trialReportJson } = await import('../../trial/index.js');
   const report = await runTrial({
     subject: { module: source, label: labelOf(modulePath) },
     phase,
@@ -106,7 +110,7 @@ async function watchTrials(io: CliIo, modulePath: string, options: TrialCommandO
   const files = [resolve(modulePath), resolve(options.config)];
   const names = files.map((path) => basename(path)).join(' and ');
   // One sandbox process for the whole session: each run loads the module afresh into it.
-  const sandbox = new TrialSandbox();
+  const sandbox = new (await import('../../trial/index.js')).TrialSandbox();
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;

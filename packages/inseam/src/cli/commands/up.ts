@@ -23,12 +23,17 @@ import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError, PermissionDeniedError, UnavailableError } from '@neuralis/package-system/contracts';
-import { ConnectorLifecycle } from '../../connectors/index.js';
-import { ADMIN_FEATURES, DEFAULT_MAX_WRITE_BYTES, SIGNIN_CODE_TTL_MS, SessionService, TokenService, createServer, publicOrigin } from '../../http/index.js';
-import { openPlatform, type Platform } from '../../platform/index.js';
+// The server, the platform, the queue and PostgreSQL are imported when `up` runs, not when the
+// command is registered: every other command (and --help) would pay for them otherwise.
+import { DEFAULT_MAX_WRITE_BYTES } from '../../http/limits.js';
+import { publicOrigin } from '../../http/origins.js';
+import { SIGNIN_CODE_TTL_MS, SessionService } from '../../http/sessions.js';
+import { ADMIN_FEATURES, TokenService } from '../../http/tokens.js';
+import type { Platform } from '../../platform/index.js';
 import type { CliIo } from '../program.js';
-import { HostQueue, QueueDatabase, QueueWorker, QueuedCrawlRequests } from '../../queue/index.js';
-import { PostgresStore, isPostgresUrl } from '../../store/index.js';
+import type { HostQueue } from '../../queue/index.js';
+import type { PostgresStore } from '../../store/index.js';
+import { isPostgresUrl } from '../../store/postgres/url.js';
 import { collect, platformOptions, stopSignals } from './support.js';
 import { storeUrlOf, workerHosts } from './worker.js';
 import { forgetServer, recordServer, signInLink } from './signin.js';
@@ -51,6 +56,7 @@ interface QueuedCrawls {
  * them again for another worker.
  */
 async function startQueueWorker(platform: Platform, store: PostgresStore, url: string): Promise<QueuedCrawls> {
+  const { HostQueue, QueueDatabase, QueueWorker, QueuedCrawlRequests } = await import('../../queue/index.js');
   const database = new QueueDatabase({ url, max: 5 });
   let queue: HostQueue | undefined;
   try {
@@ -232,6 +238,11 @@ export function registerUpCommand(program: Command, io: CliIo): void {
       const folder = options.folder === undefined ? undefined : await checkFolder(options.folder);
       const storeUrl = storeUrlOf(command, io);
       const shared = storeUrl !== undefined && isPostgresUrl(storeUrl);
+      const [{ openPlatform }, { ConnectorLifecycle }, { createServer }] = await Promise.all([
+        import('../../platform/index.js'),
+        import('../../connectors/index.js'),
+        import('../../http/server.js'),
+      ]);
       // On the shared store the server crawls as one queue worker (below): the crawler's run lease is half the worker's, as in `inseam worker`.
       const platform = await openPlatform({ ...platformOptions(command, io), ...(shared ? { crawler: { leaseMs: UP_WORKER_LEASE_MS / 2 } } : {}) });
       let closed = false;
@@ -260,7 +271,7 @@ export function registerUpCommand(program: Command, io: CliIo): void {
         let queued: QueuedCrawls | undefined;
         try {
           // Requested crawls go through the queue from the first request on.
-          if (shared && platform.store instanceof PostgresStore) queued = await startQueueWorker(platform, platform.store, storeUrl);
+          if (shared && platform.store instanceof (await import('../../store/index.js')).PostgresStore) queued = await startQueueWorker(platform, platform.store, storeUrl);
           await app.listen({ host: options.host, port }).catch((error: unknown) => Promise.reject(listenError(error, options.host, port)));
           const address = app.server.address();
           const bound = typeof address === 'object' && address !== null ? address.port : port;

@@ -14,10 +14,11 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import { ConnectorLifecycle } from '../../connectors/index.js';
-import { DATABASE_URL_ENV, openPlatform, resolveStoreUrl, type Platform } from '../../platform/index.js';
-import { HostQueue, QueueDatabase, QueueWorker, WORKER_HOSTS_FILTERS, type WorkerActivity, type WorkerHosts, type WorkerHostsFilter } from '../../queue/index.js';
-import { isPostgresUrl } from '../../store/index.js';
+import { DATABASE_URL_ENV, resolveStoreUrl } from '../../platform/data-dir.js';
+import type { Platform } from '../../platform/index.js';
+import { WORKER_HOSTS_FILTERS } from '../../queue/jobs.js';
+import type { HostQueue, WorkerActivity, WorkerHosts, WorkerHostsFilter } from '../../queue/index.js';
+import { isPostgresUrl } from '../../store/postgres/url.js';
 import type { CliIo } from '../program.js';
 import { platformOptions, stopSignals } from './support.js';
 
@@ -131,6 +132,12 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
       const batchSize = whole(options.batchSize, '--batch-size', 1000);
       const url = sharedStoreUrl(command, io, 'inseam worker');
       // The crawler's own run lease is half the worker's, so a dead worker's run is free by the time its host lease is.
+      // Loaded when the worker runs, so the other commands and --help do not pay for the platform and the queue.
+      const [{ openPlatform }, { ConnectorLifecycle }, { HostQueue, QueueDatabase, QueueWorker }] = await Promise.all([
+        import('../../platform/index.js'),
+        import('../../connectors/index.js'),
+        import('../../queue/index.js'),
+      ]);
       const platform = await openPlatform({ ...platformOptions(command, io), storeUrl: url, crawler: { leaseMs: Math.ceil(leaseMs / 2), batchSize } });
       const database = new QueueDatabase({ url, max: concurrency + 4 });
       let queue: HostQueue | undefined;

@@ -8,14 +8,25 @@
  * writes is below 2^53. The parser is set on this pool only, never on `pg`'s global types, so
  * other users of `pg` in the process (pg-boss) keep theirs.
  */
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { InvalidArgumentError, UnavailableError, isConnectorError } from '@neuralis/package-system/contracts';
+import { isPostgresUrl } from './url.js';
 
 const INT8_OID = 20;
 
+const requireModule = createRequire(import.meta.url);
+let pgLoaded: typeof pg | undefined;
+
+/** `pg`, loaded with the first pool: a process on the embedded store never pays for it. */
+function pgModule(): typeof pg {
+  pgLoaded ??= requireModule('pg') as typeof pg;
+  return pgLoaded;
+}
+
 const STORE_TYPES: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID && format !== 'binary' ? (value: string) => Number(value) : pgModule().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export interface PostgresPoolOptions {
@@ -25,10 +36,7 @@ export interface PostgresPoolOptions {
   readonly connectTimeoutMs?: number;
 }
 
-/** True for a `postgres://` or `postgresql://` URL. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(?:ql)?:\/\//i.test(url);
-}
+export { isPostgresUrl };
 
 /**
  * A pool on `url`. Throws `invalid_argument` when the URL is not a PostgreSQL URL; the message
@@ -40,7 +48,7 @@ export function createPool(url: string, options: PostgresPoolOptions = {}): pg.P
   }
   let pool: pg.Pool;
   try {
-    pool = new pg.Pool({
+    pool = new (pgModule().Pool)({
       connectionString: url,
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
