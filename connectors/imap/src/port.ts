@@ -55,11 +55,14 @@ export const IMAP_PORT_CAPABILITIES = ['list', 'read', 'stat', 'walk', 'write', 
 const DEFAULT_LIMIT = 1000;
 
 interface PortCursor {
-  /** Child mailboxes listed already. */
+  /** Child mailboxes listed already (all of them), else `c` of them. */
   readonly b: boolean;
+  readonly c?: number;
   /** UIDVALIDITY and the last UID listed (messages go by descending UID). */
   readonly v?: string;
   readonly u?: number;
+  /** A message listed last whose .parts folder is still to come. */
+  readonly p?: number;
 }
 
 function encode(cursor: PortCursor): string {
@@ -69,7 +72,7 @@ function encode(cursor: PortCursor): string {
 function decode(text: string): PortCursor {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as PortCursor;
-    if (typeof value.b === 'boolean' && (value.u === undefined || Number.isSafeInteger(value.u))) return value;
+    if (typeof value.b === 'boolean' && (value.u === undefined || Number.isSafeInteger(value.u)) && (value.c === undefined || Number.isSafeInteger(value.c))) return value;
   } catch {
     // fall through
   }
@@ -146,9 +149,12 @@ export class ImapPort implements ConnectorPort {
     }
     const segments = this.#segments(uri);
     const cursor = options.cursor === undefined ? undefined : decode(options.cursor);
-    const children = cursor?.b === true ? [] : await this.#childMailboxes(segments);
+    const allChildren = cursor?.b === true ? [] : await this.#childMailboxes(segments);
+    const start = cursor?.c ?? 0;
+    const children = allChildren.slice(start, start + limit);
+    if (start + children.length < allChildren.length) return { entries: children, cursor: encode({ b: false, c: start + children.length }) };
     const box = parsed.type === 'mailbox' ? await this.#host.session.mailbox(parsed.mailbox) : undefined;
-    if (parsed.type === 'mailbox' && box === undefined && children.length === 0 && cursor === undefined) throw notFound(uri);
+    if (parsed.type === 'mailbox' && box === undefined && allChildren.length === 0 && cursor === undefined) throw notFound(uri);
     if (box === undefined) return { entries: children };
     return this.#host.session.withMailbox(
       box.name,
@@ -157,20 +163,31 @@ export class ImapPort implements ConnectorPort {
         const below = cursor?.u !== undefined && cursor.v === uidValidity ? cursor.u : undefined;
         const all = await searchUids(client, below === undefined ? '1:*' : below <= 1 ? '0' : `1:${below - 1}`, undefined).catch(() => [] as number[]);
         const uids = all.filter((uid) => below === undefined || uid < below).reverse();
-        const room = Math.max(0, limit - children.length);
+        // A message's .parts folder follows it, on the next page when the limit falls between them.
+        const pending = cursor?.p !== undefined && cursor.v === uidValidity ? cursor.p : undefined;
+        const room = Math.max(0, limit - children.length - (pending === undefined ? 0 : 1));
         const taken = uids.slice(0, room);
         const facts = await fetchFacts(client, mailbox, box, taken, this.#host.session.config);
         const byUid = new Map(facts.map((item) => [item.uid, item]));
         const entries = [...children];
+        if (pending !== undefined) entries.push(this.#directory(partsPath({ mailbox: box.name, uidValidity, uid: pending }, box.delimiter)));
+        let last: number | undefined;
+        let parts: number | undefined;
+        let consumed = 0;
         for (const uid of taken) {
+          if (entries.length >= limit) break;
           const item = byUid.get(uid);
+          last = uid;
+          consumed += 1;
           if (item === undefined) continue;
           entries.push(this.#toPortEntry(messageEntry(item, box)));
-          if (item.attachments.length > 0) entries.push(this.#directory(partsPath(item.ref, box.delimiter)));
+          if (item.attachments.length === 0) continue;
+          if (entries.length < limit) entries.push(this.#directory(partsPath(item.ref, box.delimiter)));
+          else parts = uid;
         }
-        const last = taken[taken.length - 1];
-        const more = uids.length > taken.length;
-        return more ? { entries, cursor: encode({ b: true, v: uidValidity, ...(last === undefined ? {} : { u: last }) }) } : { entries };
+        const more = uids.length > consumed || parts !== undefined;
+        const at = last ?? cursor?.u;
+        return more ? { entries, cursor: encode({ b: true, v: uidValidity, ...(at === undefined ? {} : { u: at }), ...(parts === undefined ? {} : { p: parts }) }) } : { entries };
       },
       { what: 'listing a mailbox' },
     );
@@ -196,7 +213,10 @@ export class ImapPort implements ConnectorPort {
 
   async read(uri: string, options: ReadOptions = {}): Promise<ConnectorReadResult> {
     const parsed = await this.#parse(uri);
-    if (parsed.type === 'root' || parsed.type === 'mailbox' || parsed.type === 'parts') throw new IsADirectoryError(`"${uri}" is a folder; read one of its messages.`);
+    if (parsed.type === 'root' || parsed.type === 'mailbox' || parsed.type === 'parts') {
+      await this.stat(uri);
+      throw new IsADirectoryError(`"${uri}" is a folder; read one of its messages.`);
+    }
     const range = options.range;
     if (range !== undefined && (!Number.isSafeInteger(range.offset) || range.offset < 0 || (range.length !== undefined && (!Number.isSafeInteger(range.length) || range.length < 0)))) {
       throw new InvalidArgumentError('A range has a non-negative offset and length.', { details: { argument: 'range' } });
