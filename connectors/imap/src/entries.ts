@@ -144,7 +144,8 @@ export async function messageFacts(message: FetchMessageObject, mailbox: Mailbox
     return found.length === 0 ? null : found.join(', ');
   };
   const subject = typeof parsed?.subject === 'string' ? parsed.subject : null;
-  const flags = [...(message.flags ?? [])].sort();
+  // \Recent belongs to one session (RFC 3501 §2.3.2): each connection sees it differently, so it is no state of the message.
+  const flags = [...(message.flags ?? [])].filter((flag) => flag !== '\\Recent').sort();
   return {
     ref: { mailbox: mailbox.name, uidValidity, uid: message.uid },
     uid: message.uid,
