@@ -21,6 +21,21 @@ export interface ContentRead {
   readonly failed: boolean;
 }
 
+/**
+ * What a built-in connector may offer beside the host interface: the text a search should match
+ * for an entry whose bytes are not that text (a mail message: subject, parties, body as text,
+ * attachment names, where the raw bytes are MIME). Null: index the bytes as usual. Sandboxed
+ * connectors cannot offer it; their adapters expose the host interface only.
+ */
+export interface IndexTextSource {
+  searchText(path: string, maxBytes: number): Promise<string | null>;
+}
+
+function indexTextSource(connector: Connector): IndexTextSource | undefined {
+  const candidate = connector as Connector & Partial<IndexTextSource>;
+  return typeof candidate.searchText === 'function' ? (candidate as IndexTextSource) : undefined;
+}
+
 /** Never rejects: a failed read becomes `{ state: 'error' }`. */
 export async function readContent(connector: Connector, entry: Entry, options: ContentReadOptions): Promise<ContentRead> {
   const { key } = options;
@@ -29,6 +44,13 @@ export async function readContent(connector: Connector, entry: Entry, options: C
   const deadline = new Deadline(options.timeoutMs);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
+    const source = indexTextSource(connector);
+    const offered = source === undefined ? null : await deadline.race(source.searchText(entry.path, options.maxBytes));
+    if (offered !== null) {
+      const bytes = Buffer.byteLength(offered);
+      if (bytes > options.maxBytes) return { update: { state: 'too_large', key }, failed: false };
+      return { update: { state: 'indexed', key, text: offered, bytes }, failed: false };
+    }
     const stream = await deadline.race(connector.read(entry.path));
     if (typeof (stream as Partial<ReadableStream<Uint8Array>> | null)?.getReader !== 'function') return { update: { state: 'error', key: null }, failed: true };
     reader = stream.getReader();

@@ -32,6 +32,7 @@
 import type { AuthSpec, Connector, Description, EgressPort } from '@inseam/connector';
 import { createBucketHost, createBucketPort } from '@inseam/connector-bucket';
 import { createFsHost, describeFolder } from '@inseam/connector-fs';
+import type { ImapCredentialSource, ImapHost } from '@inseam/connector-imap';
 import { createLocalHost } from '@inseam/connector-local';
 import { createEmbedder, createVectorPort, embedderAuth, parseVectorConfig, type Embedder, type VectorAccess, type VectorIndex } from '@inseam/connector-vector';
 import {
@@ -164,6 +165,7 @@ export class HostKinds {
     this.#drivers.set('fs', this.#folderDriver('fs'));
     this.#drivers.set('local', this.#folderDriver('local'));
     this.#drivers.set('bucket', this.#bucketDriver());
+    this.#drivers.set('imap', this.#imapDriver());
     this.#drivers.set('vector', this.#vectorDriver());
   }
 
@@ -500,6 +502,71 @@ export class HostKinds {
               );
             } catch (cause) {
               throw new ConnectorFailedError(`The factory of kind "bucket" threw while binding source "${request.source}".`, { cause, details: { kind: 'bucket', source: request.source } });
+            }
+            checkConnectorCapabilities(port, runtime.entry);
+            return port;
+          },
+        };
+      },
+    };
+  }
+
+  /**
+   * `imap`: one ImapHost per stored host serves both the crawler and the port (one connection,
+   * plus one for watch). IMAP is not HTTP, so it does not go through the egress gate; the login
+   * comes from the host's stored credential (its AuthSpec fields, or the OAuth grant the flows
+   * keep, renewed single-flight when the server refuses the token). The package is imported on
+   * first use, so commands that never open a mailbox do not load the IMAP client.
+   */
+  #imapDriver(): KindDriver {
+    const packageId = this.#packageOf('imap');
+    const load = () => import('@inseam/connector-imap');
+    const open = async (host: HostDraft): Promise<ImapHost> => {
+      const imap = await load();
+      const config = imap.parseImapConfig(host.config);
+      const source = this.#o.credentials.source(hostCredentialRef(host), imap.imapAuth(config));
+      const credentials: ImapCredentialSource = {
+        login: async () => {
+          const fields = await source.fields();
+          const user = fields['username'];
+          if (user === undefined) return null;
+          if (config.auth === 'xoauth2') {
+            const token = (await source.tokens())['access_token'];
+            return token === undefined ? null : { user, accessToken: token };
+          }
+          const pass = fields['password'];
+          return pass === undefined ? null : { user, pass };
+        },
+        ...(config.auth === 'xoauth2' ? { rejected: () => source.onStatus(401) } : {}),
+      };
+      return imap.createImapHost(host.config, { credentials });
+    };
+    return {
+      openConfig: (host) => host.config,
+      describe: async (host) => {
+        const imap = await load();
+        return imap.describeImap(imap.parseImapConfig(host.config));
+      },
+      openHost: open,
+      portRuntime: (network) => {
+        const runtime = this.#o.loader.connectors.runtimeOf('imap');
+        return {
+          kind: 'imap',
+          packageId: runtime.packageId,
+          trust: runtime.trust,
+          entry: runtime.entry,
+          instantiate: async (request: ValidatedBindingRequest) => {
+            const host = { ...this.#bindableHost(network, request.source), config: request.config };
+            let port: ConnectorPort;
+            try {
+              const imap = await load();
+              const connector = (await this.openHost(host)) as ImapHost;
+              port = await imap.createImapPort(
+                { packageId, packageRoot: this.#o.loader.getPackage(packageId)?.root ?? '', source: request.source, config: request.config, scope: request.scope },
+                { host: connector },
+              );
+            } catch (cause) {
+              throw new ConnectorFailedError(`The factory of kind "imap" threw while binding source "${request.source}".`, { cause, details: { kind: 'imap', source: request.source } });
             }
             checkConnectorCapabilities(port, runtime.entry);
             return port;

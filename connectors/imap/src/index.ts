@@ -1,0 +1,12 @@
+export { IMAP_PACKAGE_ID, IMAP_CONNECTOR_ENTRY, IMAP_CREDENTIALS, IMAP_MANIFEST } from './manifest.js';
+export { ImapPort, IMAP_PORT_CAPABILITIES } from './port.js';
+export { ImapHost } from './host.js';
+export type { ImapHostOptions } from './host.js';
+export type { FlagChange } from './writes.js';
+export { ImapSession, SPECIAL_USES } from './session.js';
+export type { ImapCredentialSource, ImapLogin, MailboxInfo, SpecialUse } from './session.js';
+export { init, createImapConnector, createImapHost, createImapPort } from './factory.js';
+export type { ImapBindingOptions } from './factory.js';
+export { parseImapConfig, IMAP_TLS_MODES, IMAP_AUTH_METHODS } from './config.js';
+export type { ImapConfig, ImapTls, ImapAuthMethod, ImapOAuthConfig } from './config.js';
+export { describeImap, imapAuth, IMAP_DIMENSIONS, IMAP_DEFAULT_SCOPE } from './describe.js';

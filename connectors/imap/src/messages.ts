@@ -1,0 +1,59 @@
+/**
+ * Fetching messages of the selected mailbox as facts and entries, and finding one by path.
+ */
+import type { ImapFlow, MailboxObject } from 'imapflow';
+import type { Entry } from '@inseam/connector';
+import type { ImapConfig } from './config.js';
+import { ENTRY_QUERY, attachmentEntries, messageEntry, messageFacts } from './entries.js';
+import type { MessageFacts } from './entries.js';
+import type { MessageRef } from './paths.js';
+import type { MailboxInfo } from './session.js';
+
+/** Fetches `uids` (a UID set string or list) of the selected mailbox, in the order the server answers. */
+export async function fetchFacts(client: ImapFlow, mailbox: MailboxObject, box: MailboxInfo, uids: readonly number[] | string, config: ImapConfig): Promise<MessageFacts[]> {
+  if (Array.isArray(uids) && uids.length === 0) return [];
+  const range = typeof uids === 'string' ? uids : compactUids(uids);
+  const uidValidity = mailbox.uidValidity.toString();
+  const out: MessageFacts[] = [];
+  for await (const message of client.fetch(range, ENTRY_QUERY, { uid: true })) {
+    out.push(await messageFacts(message, box, uidValidity, config));
+  }
+  return out;
+}
+
+/** A message's entry followed by its attachments'. */
+export function entriesOf(facts: MessageFacts, box: MailboxInfo): Entry[] {
+  return [messageEntry(facts, box), ...attachmentEntries(facts, box)];
+}
+
+/** The facts of one message, or null when the mailbox has no such UID under that UIDVALIDITY. */
+export async function factsOf(client: ImapFlow, mailbox: MailboxObject, box: MailboxInfo, ref: MessageRef, config: ImapConfig): Promise<MessageFacts | null> {
+  if (mailbox.uidValidity.toString() !== ref.uidValidity) return null;
+  const found = await fetchFacts(client, mailbox, box, String(ref.uid), config);
+  return found.find((facts) => facts.uid === ref.uid) ?? null;
+}
+
+/** `1:3,7,9:10` for sorted-or-not UIDs. */
+export function compactUids(uids: readonly number[]): string {
+  const sorted = [...uids].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let start = sorted[0]!;
+  let previous = start;
+  for (const uid of sorted.slice(1)) {
+    if (uid === previous + 1) {
+      previous = uid;
+      continue;
+    }
+    parts.push(start === previous ? `${start}` : `${start}:${previous}`);
+    start = uid;
+    previous = uid;
+  }
+  parts.push(start === previous ? `${start}` : `${start}:${previous}`);
+  return parts.join(',');
+}
+
+/** UIDs of the selected mailbox in `range` (ascending), optionally only those that arrived on or after `since`. */
+export async function searchUids(client: ImapFlow, range: string, since: Date | undefined): Promise<number[]> {
+  const found = await client.search({ uid: range, ...(since === undefined ? {} : { since }) }, { uid: true });
+  return (Array.isArray(found) ? found : []).sort((a, b) => a - b);
+}
