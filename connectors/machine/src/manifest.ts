@@ -8,7 +8,10 @@ import { ENV_NAME_PATTERN, HOST_KEY_PATTERN } from './config.js';
 export const MACHINE_PACKAGE_ID = '@inseam/connector-machine';
 
 /** Every capability a machine source has; capabilities() returns exactly this set. */
-export const MACHINE_CAPABILITIES = ['list', 'read', 'write', 'walk', 'scanContent', 'stat', 'delete'] as const satisfies readonly ConnectorCapability[];
+export const MACHINE_CAPABILITIES = ['list', 'read', 'write', 'walk', 'scanContent', 'stat', 'delete', 'exec', 'execDetached'] as const satisfies readonly ConnectorCapability[];
+
+/** The feature a caller needs to open a shell on a machine. */
+export const MACHINE_EXEC_REQUIRES = ['exec.machine'] as const;
 
 const BYTES = (max: number, description: string) => ({ type: 'integer', minimum: 0, maximum: max, description }) as const;
 
@@ -20,7 +23,7 @@ export const MACHINE_CONNECTOR_ENTRY = {
   name: 'Machine',
   icon: 'Server',
   category: 'machine',
-  description: 'A folder on another machine, reached over SSH: files over SFTP.',
+  description: 'A folder on another machine, reached over SSH: files over SFTP, commands and detached runs over SSH channels.',
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -60,6 +63,7 @@ export const MACHINE_CONNECTOR_ENTRY = {
     required: ['host', 'username', 'root'],
   },
   capabilities: MACHINE_CAPABILITIES,
+  execRequires: MACHINE_EXEC_REQUIRES,
   defaultPermissions: { default: { read: true, write: false, exec: false } },
   defaultScope: 'project',
   scopeSelectable: true,

@@ -15,6 +15,10 @@ import type {
   ConnectorReadResult,
   ContentChunk,
   DeleteOptions,
+  DetachedExecFacet,
+  ExecContext,
+  ExecRequest,
+  ExecResult,
   ListOptions,
   ProbeResult,
   ReadOptions,
@@ -25,7 +29,9 @@ import type {
 import { checkRange, listDetail, pageSize } from '@inseam/connector-fs';
 import type { MachineConfig } from './config.js';
 import type { MachineConnection } from './connection.js';
+import { DetachedRuns } from './detached.js';
 import { entryOf } from './entry.js';
+import { requireWholeRoot, runCommand } from './exec.js';
 import { childrenOf, decodeCursor, encodeCursor } from './listing.js';
 import { MACHINE_CAPABILITIES } from './manifest.js';
 import { fileStream, readObject } from './read.js';
@@ -40,6 +46,8 @@ export class MachinePort implements ConnectorPort {
   // Pinned as a literal: importing the platform's constant would relabel this code on upgrade.
   readonly portVersion = 4 satisfies ConnectorPortVersion;
   readonly files: RemoteFiles;
+  readonly detached: DetachedExecFacet;
+  readonly #runs: DetachedRuns;
 
   constructor(
     source: string,
@@ -48,6 +56,43 @@ export class MachinePort implements ConnectorPort {
   ) {
     this.source = source;
     this.files = new RemoteFiles(connection);
+    const runs = new DetachedRuns(connection, this.files, config);
+    this.#runs = runs;
+    this.detached = {
+      start: async (request, context) => {
+        requireWholeRoot(context.confinement);
+        const cwd = await this.#cwd(request.cwd);
+        return runs.start(cwd, request);
+      },
+      status: (runId, waitMs) => runs.status(runId, waitMs),
+      output: (runId, since) => runs.output(runId, since),
+      kill: (runId, actor) => runs.kill(runId, actor),
+      release: (runId) => runs.release(runId),
+    };
+  }
+
+  /** The real path of the folder a command runs in: the exact source URI, resolved and contained. */
+  async #cwd(uri: unknown): Promise<string> {
+    if (typeof uri !== 'string') throw new InvalidUriError('cwd must be a source URI of this host.');
+    return (await this.files.resolveDirectory(this.#names(uri))).path;
+  }
+
+  /**
+   * Runs a command on the machine (see exec.ts). The loader has checked `exec.machine` and the
+   * platform the cwd's path policy before this runs.
+   */
+  async exec(request: ExecRequest, context: ExecContext): Promise<ExecResult> {
+    requireWholeRoot(context.confinement);
+    const cwd = await this.#cwd(request.cwd);
+    return runCommand(this.connection, cwd, request, context, this.config.exec);
+  }
+
+  /**
+   * The machine's own absolute path behind `uri` (symlinks resolved by the machine): a coordinate
+   * on that machine, never a path on the inseam host. Missing: `not_found`.
+   */
+  async resolveOsUri(uri: string): Promise<string> {
+    return (await this.files.resolve(this.#names(uri))).path;
   }
 
   capabilities(): ReadonlySet<ConnectorCapability> {
