@@ -4,7 +4,7 @@
  * to wait. Live calls report what they learn (`note`): an `unavailable` marks the host offline at
  * once, a success marks it online.
  */
-import { PROBE_REASONS, type ProbeReason } from '@neuralis/package-system/contracts';
+import { ERROR_CODES, PROBE_REASONS, type ErrorCode, type ProbeReason } from '@neuralis/package-system/contracts';
 import type { HostStatus } from './types.js';
 
 export interface LivenessOptions {
@@ -91,6 +91,11 @@ export class HostLiveness {
     }
     return slot;
   }
+}
+
+/** An error code from a probe's `code`, when it is one of the taxonomy's. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }
 
 /** A probe reason from an error's `details.reason`, when it is one. */

@@ -130,6 +130,25 @@ describe('an offline host', () => {
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('live');
   });
 
+  it("checks every probe's reason against the fixed enum at run time: anything else is store_unreachable, and its text goes nowhere", async () => {
+    const platform = fixture.platform;
+    const leaky = '/srv/secret-root/on-the-machine';
+    const kinds: FsPlatform['kinds'] = {
+      openPort: async (host) => {
+        const port = await platform.kinds.openPort(host);
+        const wrapped: ConnectorPort = { ...port, probeConnection: async () => ({ connected: false, reason: leaky, code: `bad ${leaky}` }) as never };
+        return wrapped;
+      },
+      openHost: (host) => platform.kinds.openHost(host),
+      permissionsOf: (host, baselines) => platform.kinds.permissionsOf(host, baselines),
+    };
+    const checked = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, kinds }, { now: () => clock, probeTtlMs: 10_000 });
+    const hosts = await checked.hosts(ann);
+    expect(hosts.find((host) => host.slug === 'notes')?.status).toEqual({ state: 'offline', reason: 'store_unreachable', probed: true, checkedAt: clock });
+    expect(JSON.stringify(hosts)).not.toContain('secret-root');
+    expect(await checked.runtimeStack(ann)).not.toContain('secret-root');
+  });
+
   it('refreshes a stale status in the background and goes live again when the host is back', async () => {
     await takeOffline();
     expect(await statusOf('notes')).toMatchObject({ state: 'offline' });

@@ -57,7 +57,7 @@ import { actorOf, checkCaller, mayUseHost, ownsRun, type CheckedCaller } from '.
 import { CatalogSync } from './catalog-sync.js';
 import { CatalogView, syncedReader } from './catalog-view.js';
 import { confinementOf } from './confinement.js';
-import { HostLiveness, probeReasonOf, within } from './liveness.js';
+import { HostLiveness, isErrorCode, probeReasonOf, within } from './liveness.js';
 import {
   copyExecRequest,
   copyRange,
@@ -636,8 +636,11 @@ export class FsService {
     const gated = runtimeActive === undefined ? {} : { runtimeActive };
     if (port.probeConnection === undefined) return { state: 'online', probed: false, ...gated };
     const probed = await port.probeConnection();
-    if (probed.connected) return { state: 'online', probed: true, ...gated };
-    return { state: 'offline', reason: probed.reason ?? 'store_unreachable', ...(probed.code === undefined ? {} : { code: probed.code }), probed: true, ...gated };
+    if (probed?.connected === true) return { state: 'online', probed: true, ...gated };
+    // The reason is checked against the fixed enum here, at run time: a connector that answers
+    // anything else (a raw path, say) is shown as store_unreachable, and its text goes nowhere.
+    const code = isErrorCode(probed?.code) ? probed.code : undefined;
+    return { state: 'offline', reason: probeReasonOf(probed?.reason) ?? 'store_unreachable', ...(code === undefined ? {} : { code }), probed: true, ...gated };
   }
 
   /**

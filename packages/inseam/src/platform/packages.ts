@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import type { CredentialDeclaration, PackageTrust } from '@neuralis/package-system/contracts';
 import { NotFoundError } from '@neuralis/package-system/contracts';
 
-/** The built-in kinds' packages: fs, local, bucket (the pad, S3, R2), imap (mailboxes) and vector (semantic search). */
-export const BUILTIN_PACKAGES = ['@inseam/connector-fs', '@inseam/connector-local', '@inseam/connector-bucket', '@inseam/connector-imap', '@inseam/connector-vector'] as const;
+/** The built-in kinds' packages: fs, local, bucket (the pad, S3, R2), imap (mailboxes), vector (semantic search) and machine (SSH). */
+export const BUILTIN_PACKAGES = ['@inseam/connector-fs', '@inseam/connector-local', '@inseam/connector-bucket', '@inseam/connector-imap', '@inseam/connector-vector', '@inseam/connector-machine'] as const;
 
 /** A package folder to load, with the trust its installer gives it. */
 export interface PackageSpec {

@@ -40,12 +40,13 @@ describe('openPlatform', () => {
     expect((await stat(join(dataDir, 'inseam.db'))).mode & 0o777).toBe(0o600);
     expect((await stat(join(dataDir, 'master.key'))).mode & 0o777).toBe(0o600);
     expect(platform.masterKey).toBe('created');
-    expect(platform.kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'imap', 'local', 'vector']);
+    expect(platform.kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'imap', 'local', 'machine', 'vector']);
     expect(platform.loader.listPackages().map((loaded) => [loaded.packageId, loaded.trust])).toEqual([
       ['@inseam/connector-bucket', 'first-party'],
       ['@inseam/connector-fs', 'first-party'],
       ['@inseam/connector-imap', 'first-party'],
       ['@inseam/connector-local', 'first-party'],
+      ['@inseam/connector-machine', 'first-party'],
       ['@inseam/connector-vector', 'first-party'],
       ['test.seeds', 'trusted'],
     ]);

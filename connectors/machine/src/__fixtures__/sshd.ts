@@ -1,0 +1,190 @@
+/**
+ * A private OpenSSH server for the tests: Debian's sshd on a loopback port with its own host key,
+ * its own client key in its own authorized_keys, everything in a temp folder. It logs in as the
+ * user the tests run as. As root, sshd wants its privilege-separation folder `/run/sshd`; PAM is
+ * off (no system login stack) and StrictModes off (the keys sit under a temp folder).
+ *
+ * `stop()` ends the listener and every session sshd process, as a machine going down would; the
+ * processes those sessions started are left alone (a detached run must outlive its connection).
+ * `start()` brings the same server back on the same port with the same host key.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+
+export interface SshdFixture {
+  /** Real path of the temp folder; `root` and `outside` are below it. */
+  readonly base: string;
+  readonly port: number;
+  readonly username: string;
+  /** The client's private key (OpenSSH format). */
+  readonly privateKey: string;
+  /** The server's host key fingerprint, `SHA256:…` as ssh-keygen prints it. */
+  readonly fingerprint: string;
+  /** A folder the tests use as the machine's root. */
+  readonly root: string;
+  /** A folder beside the root, for escape attempts. */
+  readonly outside: string;
+  /** Replaces the host key (a changed machine, or a machine in the middle). */
+  rotateHostKey(): Promise<string>;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const SSHD = '/usr/sbin/sshd';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+function keygen(file: string): void {
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'inseam-test', '-f', file], { stdio: 'ignore' });
+}
+
+function fingerprintOf(publicKeyFile: string): string {
+  return execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', publicKeyFile], { encoding: 'utf8' }).split(' ')[1]!;
+}
+
+async function waitForPort(port: number, deadline: number): Promise<void> {
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`sshd did not listen on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every process named sshd whose ancestry leads to `pid` (the per-connection children). */
+function sshdDescendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
+      parents.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  for (const [child] of parents) {
+    let at: number | undefined = child;
+    while (at !== undefined && at > 1) {
+      at = parents.get(at);
+      if (at === pid) {
+        if (names.get(child) === 'sshd') found.push(child);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+export async function startSshd(): Promise<SshdFixture> {
+  const base = realpathSync(await mkdtemp(`${tmpdir()}/inseam-sshd-`));
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const hostKey = `${base}/host_ed25519`;
+  const clientKey = `${base}/client_ed25519`;
+  keygen(hostKey);
+  keygen(clientKey);
+  writeFileSync(`${base}/authorized_keys`, readFileSync(`${clientKey}.pub`), { mode: 0o600 });
+  const root = `${base}/root`;
+  const outside = `${base}/outside`;
+  mkdirSync(root);
+  mkdirSync(outside);
+  const port = await freePort();
+  const config = [
+    `Port ${port}`,
+    'ListenAddress 127.0.0.1',
+    `HostKey ${hostKey}`,
+    `AuthorizedKeysFile ${base}/authorized_keys`,
+    `PidFile ${base}/sshd.pid`,
+    'UsePAM no',
+    'StrictModes no',
+    'PermitRootLogin prohibit-password',
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'Subsystem sftp internal-sftp',
+    'MaxSessions 64',
+    'MaxStartups 64:30:128',
+    'LogLevel ERROR',
+  ].join('\n');
+  writeFileSync(`${base}/sshd_config`, `${config}\n`);
+  let child: ChildProcess | undefined;
+
+  const start = async (): Promise<void> => {
+    if (child !== undefined) return;
+    const started = spawn(SSHD, ['-D', '-e', '-f', `${base}/sshd_config`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    started.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
+    child = started;
+    try {
+      await waitForPort(port, Date.now() + 10_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}: ${errors}`);
+    }
+  };
+
+  const stop = async (): Promise<void> => {
+    const running = child;
+    if (running === undefined || running.pid === undefined) return;
+    child = undefined;
+    const sessions = sshdDescendants(running.pid);
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    running.kill('SIGKILL');
+    for (const pid of sessions) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    await exited;
+  };
+
+  await start();
+  return {
+    base,
+    port,
+    username: userInfo().username,
+    privateKey: readFileSync(clientKey, 'utf8'),
+    fingerprint: fingerprintOf(`${hostKey}.pub`),
+    root,
+    outside,
+    rotateHostKey: async () => {
+      await stop();
+      await rm(hostKey, { force: true });
+      await rm(`${hostKey}.pub`, { force: true });
+      keygen(hostKey);
+      await start();
+      return fingerprintOf(`${hostKey}.pub`);
+    },
+    stop,
+    start,
+    close: async () => {
+      await stop();
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
