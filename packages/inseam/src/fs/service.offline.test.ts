@@ -141,8 +141,10 @@ describe('an offline host', () => {
       },
       openHost: (host) => platform.kinds.openHost(host),
       permissionsOf: (host, baselines) => platform.kinds.permissionsOf(host, baselines),
+      concealment: (host) => platform.kinds.concealment(host),
+      crawlTarget: (host) => platform.kinds.crawlTarget(host),
     };
-    const checked = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, kinds }, { now: () => clock, probeTtlMs: 10_000 });
+    const checked = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
     const hosts = await checked.hosts(ann);
     expect(hosts.find((host) => host.slug === 'notes')?.status).toEqual({ state: 'offline', reason: 'store_unreachable', probed: true, checkedAt: clock });
     expect(JSON.stringify(hosts)).not.toContain('secret-root');
