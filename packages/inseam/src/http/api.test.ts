@@ -80,7 +80,7 @@ describe('tokens', () => {
 describe('networks, kinds and hosts', () => {
   it('lists the source kinds with label, schema, capabilities and category', async () => {
     const kinds = (await call(api, 'GET', '/v1/source-kinds', { token: api.reader })).json() as { kind: string }[];
-    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local', 'machine', 'vector']);
+    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'imap', 'local', 'machine', 'vector']);
     expect(kinds.find((kind) => kind.kind === 'fs')).toMatchObject({ label: expect.any(String), category: 'disk', configSchema: { type: 'object', additionalProperties: false }, capabilities: expect.arrayContaining(['list', 'read', 'exec']) });
   });
 

@@ -265,7 +265,7 @@ describe('a crawler killed mid-crawl', () => {
       });
     expect((await run(clean)).output).toContain('done completed');
     let kills = 0;
-    for (let delay = 1200; kills < 2 && delay < 20_000; delay += 400) {
+    for (let delay = 20; kills < 2 && delay < 20_000; delay += 400) {
       const outcome = await run(db, delay);
       if (!outcome.killed) break;
       if (!outcome.output.includes('done')) kills += 1;
