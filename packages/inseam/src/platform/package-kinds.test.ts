@@ -33,7 +33,7 @@ describe('a kind from a loaded package', () => {
 
   it('is listed beside the built-ins and described from its declared capabilities, without binding it', async () => {
     const { kinds } = fixture.platform;
-    expect(kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'desk', 'fs', 'local', 'machine', 'vector']);
+    expect(kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'desk', 'fs', 'imap', 'local', 'machine', 'vector']);
     expect(kinds.get('desk')).toMatchObject({ kind: 'desk', label: 'Desktop', providerPackageId: 'test.desk', sandboxed: false, capabilities: ['list', 'read'] });
     const description = await kinds.describe({ network: 'home', slug: 'desk', kind: 'desk', config: {}, ownership: 'project', ownerId: null, privateOrigins: [] });
     expect(description).toMatchObject({ kind: 'desk', capabilities: ['list', 'read'], auth: { acquire: { type: 'none' }, present: [], origins: [] }, listing: 'free' });
@@ -104,7 +104,7 @@ describe('a package loaded, swapped and unloaded while the platform runs', () =>
 
     await platform.loader.unloadPackage('test.desk');
     expect(platform.kinds.has('desk')).toBe(false);
-    expect(platform.kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local', 'machine', 'vector']);
+    expect(platform.kinds.list().map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'imap', 'local', 'machine', 'vector']);
     expect(() => platform.kinds.get('desk')).toThrow(expect.objectContaining({ code: 'kind_not_registered' }));
     await expect(platform.kinds.openPort(record)).rejects.toMatchObject({ code: 'kind_not_registered' });
     await expect(reopened.list({})).rejects.toMatchObject({ code: 'kind_not_registered' });

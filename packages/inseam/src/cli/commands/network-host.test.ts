@@ -117,7 +117,7 @@ describe('inseam host', () => {
 
   it('lists kinds and discoverable sources', async () => {
     const kinds = JSON.parse((await run('host', 'kinds', '--json')).stdout) as { kind: string }[];
-    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'local', 'machine', 'vector']);
+    expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'imap', 'local', 'machine', 'vector']);
     expect((await run('host', 'kinds')).stdout).toMatch(/\nfs +Folder +disk +list read write/);
     expect(JSON.parse((await run('host', 'discover', 'home', '--json')).stdout)).toEqual([]);
     expect(await run('host', 'discover', 'nowhere')).toMatchObject({ code: 2, stderr: expect.stringContaining('[not_found]') });
