@@ -11,8 +11,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import { PlatformPaths, resolveDataDir } from '../../platform/index.js';
-import { backupStore, checkStoreFile, storeTarget } from '../../store/index.js';
+import { PlatformPaths, resolveDataDir } from '../../platform/data-dir.js';
 import { EXIT, type CliIo } from '../program.js';
 import { printJson } from './support.js';
 import { storeUrlOf } from './worker.js';
@@ -23,7 +22,9 @@ const POSTGRES_TOOLS = {
 } as const;
 
 /** The SQLite file the global options name. Throws `invalid_argument` for a PostgreSQL store. */
-function storeFile(command: Command, io: CliIo, what: keyof typeof POSTGRES_TOOLS): string {
+async function storeFile(command: Command, io: CliIo, what: keyof typeof POSTGRES_TOOLS): Promise<string> {
+  // Loaded in the action: the store module brings better-sqlite3, which no other command's start should pay for.
+  const { storeTarget } = await import('../../store/index.js');
   const { data } = command.optsWithGlobals() as { data?: string };
   const paths = new PlatformPaths(resolveDataDir({ dataDir: data, env: io.env }));
   const target = storeTarget(storeUrlOf(command, io), { defaultPath: paths.database });
@@ -41,7 +42,8 @@ export function registerStoreCommand(program: Command, io: CliIo): void {
     .description('Run SQLite\'s full integrity check on the store file; exit 1 when it is damaged.')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const report = await checkStoreFile(storeFile(command, io, 'check'));
+      const { checkStoreFile } = await import('../../store/index.js');
+      const report = await checkStoreFile(await storeFile(command, io, 'check'));
       if (options.json === true) printJson(io, report);
       else if (report.ok) io.stdout.write(`${report.file}: ok (${report.bytes} bytes; every page, index and constraint checked)\n`);
       else {
@@ -56,7 +58,8 @@ export function registerStoreCommand(program: Command, io: CliIo): void {
     .argument('<file>', 'the copy to write; it must not exist')
     .option('--json', 'print the result as JSON')
     .action(async (file: string, options: { json?: boolean }, command: Command) => {
-      const result = await backupStore(storeFile(command, io, 'backup'), file);
+      const { backupStore } = await import('../../store/index.js');
+      const result = await backupStore(await storeFile(command, io, 'backup'), file);
       if (options.json === true) printJson(io, result);
       else io.stdout.write(`Backed up the store to ${result.file} (${result.bytes} bytes; its integrity check passed).\n`);
     });
