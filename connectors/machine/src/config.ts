@@ -31,7 +31,7 @@ export interface MachineConfig {
   /** Folder on the machine for detached-run state; relative paths are below the login's home. */
   readonly stateDir: string;
   readonly connectTimeoutMs: number;
-  /** How long after a lost connection the next attempt is made (doubling to 60 s). */
+  /** How long after a lost connection the next attempt is made (doubling to 16 × this, at most 60 s). */
   readonly reconnectMs: number;
 }
 

@@ -1,9 +1,10 @@
 /**
  * One binding's SSH connection, and the runtime state the platform reads. The connection is opened
  * when the binding is made and kept; when it drops, or an attempt fails for a reason that may pass
- * (the machine is down), the next attempt follows after `reconnectMs`, doubling to 60 s. So
- * `isActive()` answers from the state alone, never connecting: `ready` is active, `down` is not,
- * and the very first attempt counts as active until it has failed (nothing is known against it).
+ * (the machine is down), the next attempt follows after `reconnectMs`, doubling to 16 × that (at
+ * most 60 s); any operation meanwhile tries at once. So
+ * `isActive()` answers from the state alone, never connecting: active unless the last attempt
+ * found the machine not answering (the very first attempt counts as active until it has failed).
  * Failures that need a person (a refused login, an unapproved or changed host key) are not
  * retried on a timer; the next operation tries again.
  *
@@ -38,7 +39,9 @@ interface Live {
   readonly home: string;
 }
 
+/** Retries back off by doubling, to 16 × reconnectMs and never past a minute. */
 const MAX_BACKOFF_MS = 60_000;
+const MAX_BACKOFF_STEPS = 16;
 
 export class MachineConnection {
   #state: ConnectionState = 'connecting';
@@ -71,10 +74,14 @@ export class MachineConnection {
     return this.#presented;
   }
 
-  /** From the state only; never connects. */
+  /**
+   * From the state only; never connects. The runtime is the machine answering SSH: a refused
+   * login or an unapproved key means it is running (the probe says what is wrong), a machine
+   * that does not answer means it is not.
+   */
   isActive(): boolean {
-    if (this.#state === 'ready') return true;
-    return this.#state === 'connecting' && !this.#everFailed;
+    if (this.#state === 'ready' || !this.#everFailed) return true;
+    return this.#failure !== undefined && this.#failure.reason !== 'runtime_offline';
   }
 
   /** Starts the first attempt in the background. */
@@ -138,7 +145,7 @@ export class MachineConnection {
     if (this.#disposed || this.#timer !== undefined) return;
     if (cause.reason !== 'runtime_offline' && cause.problem !== 'sftp_unavailable') return;
     const delay = this.#backoff;
-    this.#backoff = Math.min(this.#backoff * 2, MAX_BACKOFF_MS);
+    this.#backoff = Math.min(this.#backoff * 2, this.config.reconnectMs * MAX_BACKOFF_STEPS, MAX_BACKOFF_MS);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.open().catch(() => undefined);

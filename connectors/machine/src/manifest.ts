@@ -58,7 +58,7 @@ export const MACHINE_CONNECTOR_ENTRY = {
       },
       stateDir: { type: 'string', minLength: 1, description: "Folder on the machine for detached-run state, outside the root; relative to the login's home. Default .inseam/runs." },
       connectTimeoutMs: { type: 'integer', minimum: 100, maximum: 120000, description: 'How long one connection attempt may take. Default 10000.' },
-      reconnectMs: { type: 'integer', minimum: 50, maximum: 600000, description: 'Delay before reconnecting after a lost connection (doubling to 60 s). Default 2000.' },
+      reconnectMs: { type: 'integer', minimum: 50, maximum: 600000, description: 'Delay before reconnecting after a lost connection (doubling to 16 times this, at most 60 s). Default 2000.' },
     },
     required: ['host', 'username', 'root'],
   },
