@@ -10,7 +10,7 @@
  * holds a network's own files, not the platform's state.
  */
 import { realpath } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import { PermissionDeniedError, type PermissionTree } from '@neuralis/package-system/contracts';
 import type { Connector } from '@inseam/connector';
 import { addressFromHostPath } from '../address/index.js';
@@ -27,7 +27,8 @@ export interface Concealment {
 export async function concealmentFor(rootReal: string, dataDir: string): Promise<Concealment | null> {
   const dataReal = await realpath(dataDir).catch(() => dataDir);
   const inside = relative(rootReal, dataReal);
-  if (inside.startsWith('..') || inside.startsWith(sep)) return null;
+  // `..x` is a name below the root; only `..` itself or `../…` lies outside it.
+  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return null;
   return {
     segments: inside === '' ? [] : inside.split(sep),
     covers: (osPath) => osPath === dataReal || osPath.startsWith(dataReal.endsWith(sep) ? dataReal : dataReal + sep),
