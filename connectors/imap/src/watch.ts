@@ -12,7 +12,9 @@
  * The connection drops and comes back with exponential backoff (1 s doubling to 60 s); what
  * changed meanwhile is found by the same comparison, since the state is kept across reconnects.
  * Writes this host makes (writes.ts) are announced at once through `local`, so its own move is a
- * `move` event, not a delete and an add.
+ * `move` event, not a delete and an add. The poll that later sees the same change stays quiet
+ * about it: each announced path is kept with the etag it was announced at (or as gone) until a
+ * poll finds exactly that, so a subscriber hears of every change once.
  */
 import type { ImapFlow } from 'imapflow';
 import type { ChangeEvent } from '@inseam/connector';
@@ -37,6 +39,9 @@ interface Subscriber {
 
 const MIN_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 60_000;
+/** Announced changes a poll has not yet seen; the oldest are forgotten first (a late echo is harmless). */
+const MAX_ANNOUNCED = 1_024;
+const GONE = '';
 
 export class ImapWatch {
   readonly #session: ImapSession;
@@ -50,6 +55,8 @@ export class ImapWatch {
   /** Resolves once the first full check has run (the baseline later changes are found against). */
   #ready: Promise<void> | undefined;
   #markReady: (() => void) | undefined;
+  /** path → the etag this host announced it at, or GONE for a path it announced as deleted or moved away. */
+  readonly #announced = new Map<string, string>();
 
   constructor(session: ImapSession, options: { readonly pollMs: number }) {
     this.#session = session;
@@ -58,7 +65,23 @@ export class ImapWatch {
 
   /** Announces a change this host made itself. */
   local(event: ChangeEvent): void {
+    if (event.type === 'delete') this.#remember(event.path, GONE);
+    if (event.type === 'move' && event.from !== undefined) this.#remember(event.from, GONE);
+    if ((event.type === 'put' || event.type === 'move') && event.entry?.etag !== undefined) this.#remember(event.path, event.entry.etag);
     for (const subscriber of this.#subscribers) subscriber.emit(event);
+  }
+
+  #remember(path: string, etag: string): void {
+    this.#announced.delete(path);
+    this.#announced.set(path, etag);
+    if (this.#announced.size > MAX_ANNOUNCED) this.#announced.delete(this.#announced.keys().next().value!);
+  }
+
+  /** True, once, for the poll's echo of a change this host already announced. */
+  #echo(path: string, etag: string): boolean {
+    if (this.#announced.get(path) !== etag) return false;
+    this.#announced.delete(path);
+    return true;
   }
 
   /** Subscribes; resolves once the baseline is taken, to the function that stops the subscription. */
@@ -227,9 +250,10 @@ export class ImapWatch {
     for (const uid of vanished) {
       const ref = { mailbox: box.name, uidValidity, uid };
       // Its attachments' names are gone with it; the next full sync drops their entries.
-      this.#emit({ type: 'delete', path: messagePath(ref, box.delimiter) });
+      const path = messagePath(ref, box.delimiter);
+      if (!this.#echo(path, GONE)) this.#emit({ type: 'delete', path });
     }
-    for (const event of puts) this.#emit(event);
+    for (const event of puts) if (!this.#echo(event.path, event.entry?.etag ?? GONE)) this.#emit(event);
   }
 
   async #uidsOf(client: ImapFlow, box: MailboxInfo): Promise<Set<number>> {

@@ -78,10 +78,29 @@ describe('imap writes: drafts, flags, moves, deletes — each conditional on ifM
     expect(moved.path).toMatch(/^Archive\/[0-9]+-1\.eml$/);
     expect(await host.stat(entry.path)).toBeNull();
     expect((await text(await host.read(moved.path))).toString()).toContain('Subject: move me');
+    // Another client's flag change in the test before may be polled in between: find ours by path.
     const mine = events.slice(before);
-    expect(mine[0]).toMatchObject({ type: 'move', from: entry.path, path: moved.path });
+    expect(mine.filter((event) => event.from === entry.path || event.path === entry.path)).toEqual([expect.objectContaining({ type: 'move', from: entry.path, path: moved.path })]);
     expect(mine.some((event) => event.type === 'move' && event.from?.endsWith('.parts/1-notes.txt') === true && event.path.startsWith('Archive/'))).toBe(true);
     expect(mine.filter((event) => event.type === 'move').every((event) => event.from !== undefined)).toBe(true);
+  });
+
+  it('announces each of its own changes once: the poll that later sees them stays quiet', async () => {
+    await server.append('INBOX', mail({ subject: 'once only' }));
+    const entry = await find(host, 'once only');
+    const before = events.length;
+    const moved = await host.move(entry.path, 'Archive', { ifMatch: entry.etag! });
+    const draft = await host.write('Drafts/once.eml', new Blob([mail({ subject: 'drafted once' })]).stream());
+    // A message another client files after ours is seen only by a poll that also sees ours.
+    await server.append('INBOX', mail({ subject: 'sentinel inbox' }));
+    await server.append('Archive', mail({ subject: 'sentinel archive' }));
+    await server.append('Drafts', mail({ subject: 'sentinel drafts' }));
+    const subjects = (): unknown[] => events.slice(before).map((event) => event.entry?.extra?.['subject']);
+    await expect.poll(() => ['sentinel inbox', 'sentinel archive', 'sentinel drafts'].every((subject) => subjects().includes(subject)), { timeout: 10_000 }).toBe(true);
+    const mine = events.slice(before);
+    expect(mine.filter((event) => event.path === entry.path || event.from === entry.path).map((event) => event.type)).toEqual(['move']);
+    expect(mine.filter((event) => event.path === moved.path).map((event) => event.type)).toEqual(['move']);
+    expect(mine.filter((event) => event.path === draft.path).map((event) => event.type)).toEqual(['put']);
   });
 
   it('deletes to Trash unless expunging is allowed; in Trash it expunges', async () => {
