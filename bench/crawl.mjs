@@ -4,16 +4,19 @@
 // 1. First crawl of N text files (default 100,000, and 10,000 for scale): entries/s, content
 //    bytes/s, peak RSS, SQLite size — against a synchronous Node walk + read + insert into a bare
 //    FTS5 table (the floor for list + read + index), `find -exec cat` and `rclone cat`.
-// 2. Sync after 10 changes (5 modified, 3 added, 2 deleted) at both sizes: the incremental sync
-//    (since the watermark), the host listing it makes, a full rescan, the 10 change events applied
-//    directly, and the watch (inotify → applied) — against the first crawl's time.
+// 2. Sync after 10 changes (3 modified, 2 added, 3 deleted, 2 renamed keeping their mtime) at both
+//    sizes: the incremental sync (its names diff, then its `since` listing), the two listings it
+//    makes on their own (host names() and list({ since })), a full rescan, the change events
+//    applied directly, and the watch (inotify → applied) — against the first crawl's time and
+//    against a names-only walk of the same tree (`find -printf '%P\n'`, a bare Node readdir walk),
+//    with how many of the 10 changes each left in the catalog.
 // 3. Search p50/p95/max over the N indexed documents: 210 queries through platform.search, and
 //    the same queries on the bare FTS5 table.
 //
 //   node bench/crawl.mjs [--rounds N] [--count N] [--small N]
 //
 // Run as `node bench/crawl.mjs --case <id> ...` it is one case's child process.
-import { cp, rm, stat } from 'node:fs/promises';
+import { cp, opendir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -57,9 +60,9 @@ async function freshCopy(tree, count, template, work) {
   await cp(template, work, { recursive: true });
 }
 
-/** How many of the 10 changes the catalog now agrees with (modified: new size; added: present; deleted: gone). */
+/** How many of the 10 changes the catalog now agrees with (modified: new size; added: present; deleted: gone; renamed: old gone and new present). */
 async function changesSeen(platform, tree, count) {
-  const { modified, deleted, added } = changePlan(count);
+  const { modified, deleted, added, renamed } = changePlan(count);
   let seen = 0;
   for (const index of modified) {
     const entry = await platform.catalog.entry(REF, textFileAt(index).path);
@@ -67,6 +70,9 @@ async function changesSeen(platform, tree, count) {
   }
   for (const path of added) if ((await platform.catalog.entry(REF, path)) !== null) seen += 1;
   for (const index of deleted) if ((await platform.catalog.entry(REF, textFileAt(index).path)) === null) seen += 1;
+  for (const { index, to } of renamed) {
+    if ((await platform.catalog.entry(REF, textFileAt(index).path)) === null && (await platform.catalog.entry(REF, to)) !== null) seen += 1;
+  }
   return seen;
 }
 
@@ -192,6 +198,52 @@ const CASES = {
     await platform.close();
     recordExtras(extras, { ms, listed: result });
   },
+  /** The names-only listing the incremental sync diffs: the host's names() to the end. */
+  async names(tree, countText, template, _work, extras) {
+    const count = Number(countText);
+    await restoreTree(tree, count);
+    await applyChanges(tree, count);
+    const platform = await openBench(template);
+    const { connector } = await hostTarget(platform);
+    const { result, ms } = await timed(
+      async () => {
+        let paths = 0;
+        let pages = 0;
+        let cursor;
+        do {
+          const page = await connector.names(cursor === undefined ? {} : { cursor });
+          paths += page.paths.length;
+          pages += 1;
+          cursor = page.cursor;
+        } while (cursor !== undefined);
+        return { entries: paths, pages };
+      },
+      (listed) => listed.entries,
+    );
+    await platform.close();
+    recordExtras(extras, { ms, listed: result });
+  },
+  /** The baseline: a bare Node walk of the tree's names, readdir with file types, no stat, nothing sorted. */
+  async 'readdir-walk'(tree, countText, _template, _work, extras) {
+    const count = Number(countText);
+    await restoreTree(tree, count);
+    await applyChanges(tree, count);
+    const { result, ms } = await timed(
+      async () => {
+        let files = 0;
+        const walk = async (dir) => {
+          for await (const entry of await opendir(dir)) {
+            if (entry.isDirectory()) await walk(join(dir, entry.name));
+            else if (entry.isFile()) files += 1;
+          }
+        };
+        await walk(tree);
+        return { entries: files, pages: 1 };
+      },
+      (listed) => listed.entries,
+    );
+    recordExtras(extras, { ms, listed: result });
+  },
   /** The 10 changes as the watch reports them, applied through the crawler directly. */
   async events(tree, countText, template, work, extras) {
     const count = Number(countText);
@@ -217,7 +269,7 @@ const CASES = {
     const watcher = await platform.crawler.watch(target);
     const setupMs = performance.now() - watchStarted;
     const plan = changePlan(count);
-    const applied = appliedAtLeast(watcher, { written: plan.modified.length + plan.added.length, deleted: plan.deleted.length });
+    const applied = appliedAtLeast(watcher, { written: plan.modified.length + plan.added.length + plan.renamed.length, deleted: plan.deleted.length + plan.renamed.length });
     const { result, ms } = await timed(
       async () => {
         await applyChanges(tree, count);
@@ -341,8 +393,11 @@ async function afterTenChanges(size, tree, rounds, crawlMs) {
   const args = [tree, String(size), places.template, places.work];
   const cases = await withExtras(
     [
-      caseWithExtras('incremental sync (since the watermark)', 'since', args, places),
-      caseWithExtras('  its listing alone: host list({ since }) to the end', 'listing', args, places),
+      caseWithExtras('incremental sync (names diff + since the watermark)', 'since', args, places),
+      caseWithExtras('  its names-only listing alone: host names() to the end', 'names', args, places),
+      caseWithExtras('  its since listing alone: host list({ since }) to the end', 'listing', args, places),
+      caseWithExtras('bare Node readdir walk, file types, no stat (names-only floor)', 'readdir-walk', args, places, { short: 'readdir' }),
+      commandCase("find -type f -printf '%P\\n' (names only)", 'sh', ['-c', 'find "$1" -type f -printf \'%P\\n\' > /dev/null', 'sh', tree], { short: 'find' }),
       caseWithExtras('full rescan (mode "full")', 'rescan', args, places),
       caseWithExtras('10 change events through crawler.applyEvents()', 'events', args, places),
       caseWithExtras('watch: write the files → inotify → applied', 'watch', args, places),
@@ -352,34 +407,37 @@ async function afterTenChanges(size, tree, rounds, crawlMs) {
   const label = `10 changes, ${format.count(size)} files`;
   const rows = await runCases(cases, { rounds, onProgress: progress(label) });
   const lines = [];
+  const raw = [];
   const extras = {};
+  const medians = {};
   for (const definition of cases) {
     const row = rows.find((r) => r.name === definition.name);
     const runs = await extrasOf(definition, places);
     extras[definition.name] = runs;
-    const times = runs.map((e) => e.ms);
-    const last = runs.at(-1);
+    // A command case has no in-process time: its wall time (spawn to exit) stands in.
+    const times = runs.length > 0 ? runs.map((e) => e.ms) : [row.wallMs];
+    medians[definition.extrasId ?? 'find'] = median(times);
+    const last = runs.at(-1) ?? {};
     let work = '';
     if (last.run !== undefined) {
       const c = last.run.counters;
-      work = `pages ${format.count(c.pages)}; ${format.count(c.entries)} written, ${format.count(c.indexed)} read, ${format.count(c.deleted)} deleted`;
+      work = `pages ${format.count(c.pages)}; ${format.count(c.entries)} written, ${format.count(c.indexed)} read, ${format.count(c.deleted)} deleted, ${format.count(c.moved)} moved`;
     } else if (last.listed !== undefined) {
       work = `pages ${format.count(last.listed.pages)}; ${format.count(last.listed.entries)} listed`;
-    } else {
+    } else if (last.outcome !== undefined) {
       work = `${format.count(last.outcome.written)} written, ${format.count(last.outcome.deleted)} deleted${last.setupMs === undefined ? '' : `; watch set-up ${format.ms(last.setupMs)}`}`;
+    } else {
+      work = 'wall time, spawn to exit';
     }
-    lines.push([
-      definition.name.trim(),
-      format.ms(median(times)),
-      `${format.ms(Math.min(...times))}–${format.ms(Math.max(...times))}`,
-      `${row.maxRssMiB.toFixed(0)} MiB`,
-      work,
-      last.seen === undefined ? '—' : `${last.seen}/10`,
-      format.ratio(median(times), crawlMs),
-    ]);
+    raw.push(median(times));
+    lines.push([definition.name.trim(), format.ms(median(times)), `${format.ms(Math.min(...times))}–${format.ms(Math.max(...times))}`, `${row.maxRssMiB.toFixed(0)} MiB`, work, last.seen === undefined ? '—' : `${last.seen}/10`, format.ratio(median(times), crawlMs)]);
   }
-  console.log(`\n### ${label}: 5 modified, 3 added, 2 deleted\n`);
-  console.log(markdown(['case', 'in-process (median)', 'in-process min–max', 'peak RSS', 'work (from the run\'s counters)', 'changes in the catalog', '÷ first crawl'], lines));
+  lines.forEach((line, index) => line.push(format.ratio(raw[index], medians['readdir-walk'])));
+  console.log(`\n### ${label}: 3 modified, 2 added, 3 deleted, 2 renamed\n`);
+  console.log(markdown(['case', 'in-process (median)', 'in-process min–max', 'peak RSS', 'work (from the run\'s counters)', 'changes in the catalog', '÷ first crawl', '÷ bare readdir walk'], lines));
+  console.log(
+    `\nincremental sync ÷ bare readdir walk: ${format.ratio(medians.since, medians['readdir-walk'])}; ÷ find -printf (its wall time): ${format.ratio(medians.since, medians.find)}; host names() ÷ bare readdir walk: ${format.ratio(medians.names, medians['readdir-walk'])}`,
+  );
   return { size, rows, extras };
 }
 
