@@ -42,6 +42,7 @@ import { hostCredentialRef, type HostDraft, type HostKinds } from '../platform/h
 import type { PlatformPaths } from '../platform/data-dir.js';
 import { compileHostScope, validateScope } from '../scope/index.js';
 import type { HostInput, HostRecord, HostRef, HostStore, NetworkRecord, Store } from '../store/index.js';
+import { approvedConfig, presentedHostKey } from './host-keys.js';
 import { attributeHost, declaredConfig, resolveLocalRoot, sourceOffers, type SourceOffer } from './declarations.js';
 import { checkFolderRoot } from './folder-root.js';
 import { checkOwnership, checkPrivateOrigins, checkSyncSettings, checkText, defaultSync } from './host-input.js';
@@ -482,6 +483,17 @@ export class NetworkService {
     if (rebind) await this.#prepareFolders(updated.network, [updated]);
     await this.#o.hostChanged?.(updated, { rebind, resync });
     return this.#view(updated);
+  }
+
+  /** The host key a machine host's machine presents now, for a person to compare (host-keys.ts). */
+  async presentedHostKey(ref: HostRef): Promise<string> {
+    return presentedHostKey(await this.hostRecord(ref));
+  }
+
+  /** Pins `fingerprint` as a machine host's approved key, once the machine presents it (host-keys.ts). */
+  async trustHostKey(ref: HostRef, fingerprint: string): Promise<HostView> {
+    // As a config change: validated like any, and the host re-bound so its connection uses the pin.
+    return this.updateHost(ref, { config: await approvedConfig(await this.hostRecord(ref), fingerprint) });
   }
 
   /** The network's folder and pad, and the folders of `local` hosts rooted in the project. */

@@ -101,3 +101,28 @@ describe('a machine host', () => {
     expect((await fs.stat(ann, 'box://d0/new-after-first-crawl.txt'))).toBeDefined();
   });
 });
+
+describe('approving a host key', () => {
+  it('trusts nothing on first use: a person reads the presented key, approves it, and a changed key is refused again', async () => {
+    await platform.networks.addHost({
+      network: 'home',
+      slug: 'fresh',
+      kind: 'machine',
+      config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, root: sshd.root, stateDir: `${sshd.base}/runs`, reconnectMs: 100 },
+    });
+    const portError = async (): Promise<unknown> => (await platform.kinds.openPort(await platform.networks.hostRecord({ network: 'home', host: 'fresh' }))).list('fresh://').catch((error: unknown) => error);
+    await expect(fs.list(ann, 'fresh://')).rejects.toMatchObject({ code: 'unavailable' });
+    expect(await portError()).toMatchObject({ code: 'unavailable', details: { reason: 'fs_permission', problem: 'host_key_unapproved', fingerprint: sshd.fingerprint } });
+    await vi.waitFor(async () => expect((await fs.hosts(ann)).find((host) => host.slug === 'fresh')?.status).toMatchObject({ state: 'offline', reason: 'fs_permission' }));
+    const presented = await platform.networks.presentedHostKey({ network: 'home', host: 'fresh' });
+    expect(presented).toBe(sshd.fingerprint);
+    await expect(platform.networks.trustHostKey({ network: 'home', host: 'fresh' }, `SHA256:${'A'.repeat(43)}`)).rejects.toMatchObject({ code: 'precondition_failed', details: { presented } });
+    await expect(platform.networks.trustHostKey({ network: 'home', host: 'fresh' }, 'not a fingerprint')).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(platform.networks.trustHostKey({ network: 'home', host: 'box' }, presented).then(() => platform.networks.trustHostKey({ network: 'home', host: 'pad' }, presented))).rejects.toMatchObject({ code: 'invalid_argument' });
+    const approved = await platform.networks.trustHostKey({ network: 'home', host: 'fresh' }, presented);
+    expect(approved.config).toMatchObject({ hostKey: presented });
+    expect(await fs.list(ann, 'fresh://')).toMatchObject({ source: 'live' });
+    await sshd.rotateHostKey();
+    await vi.waitFor(async () => expect(await portError()).toMatchObject({ details: { problem: 'host_key_changed' } }), { timeout: 10_000 });
+  });
+});

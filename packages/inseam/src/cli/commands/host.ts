@@ -1,5 +1,5 @@
 /**
- * `inseam host add|ls|show|set|rm|permissions|kinds|discover|webhook-url`: the hosts of a network.
+ * `inseam host add|ls|show|set|rm|permissions|trust-key|kinds|discover|webhook-url`: the hosts of a network.
  *
  *   inseam host add home/notes --kind fs --config '{"root":"/srv/notes"}'            (read only, synced automatically)
  *   inseam host set home/notes --label 'My notes' --sync-mode auto --interval PT5M
@@ -270,6 +270,30 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         const changed = await platform.networks.setPermissions(parseHostArgument(target), { ...(permissions === undefined ? {} : { permissions }), ...(writable === undefined ? {} : { writable }) });
         if (options.json === true) return printJson(io, changed);
         io.stdout.write(`Host ${changed.address} now has permissions ${JSON.stringify(changed.permissions)}.\n`);
+      });
+    });
+
+  host
+    .command('trust-key')
+    .description("Show the host key a machine host's machine presents, or approve it (--approve): machine hosts trust no key until a person approves one.")
+    .argument('<host>', 'network/slug or inseam://network/slug')
+    .option('--approve <fingerprint>', 'the SHA256:… fingerprint you compared with the machine\'s own key')
+    .option('--json', 'print the result as JSON')
+    .action(async (target: string, options: { readonly approve?: string; readonly json?: boolean }, command: Command) => {
+      const ref = parseHostArgument(target);
+      await withPlatform(command, io, async (platform) => {
+        if (options.approve === undefined) {
+          const presented = await platform.networks.presentedHostKey(ref);
+          if (options.json === true) return printJson(io, { presented });
+          io.stdout.write(`${presented}\n`);
+          io.stderr.write(
+            `The machine of ${ref.network}/${ref.host} presents this host key. Compare it with the machine's own (ssh-keygen -l -f /etc/ssh/ssh_host_ed25519_key.pub, run there), then approve it: inseam host trust-key ${ref.network}/${ref.host} --approve ${presented}\n`,
+          );
+          return;
+        }
+        const changed = await platform.networks.trustHostKey(ref, options.approve);
+        if (options.json === true) return printJson(io, changed);
+        io.stdout.write(`Host ${changed.address} now trusts host key ${options.approve}; any other key is refused.\n`);
       });
     });
 
