@@ -1,9 +1,9 @@
 /** scanContent: the text of each file a walk yields, read whole up to the cap. */
 import { hasErrorCode, mimeReadClass } from '@neuralis/package-system/contracts';
 import type { ConnectorEntry, ContentChunk } from '@neuralis/package-system/contracts';
-import type { MachinePort } from './port.js';
+import type { ConnectorPort } from '@neuralis/package-system/contracts';
 
-export async function* scanFiles(port: MachinePort, entries: AsyncIterable<ConnectorEntry>, maxBytes: number): AsyncGenerator<ContentChunk> {
+export async function* scanFiles(port: Pick<ConnectorPort, 'read'>, entries: AsyncIterable<ConnectorEntry>, maxBytes: number): AsyncGenerator<ContentChunk> {
   for await (const entry of entries) {
     if (entry.type !== 'file') continue;
     if ((entry.size ?? 0) > maxBytes) {

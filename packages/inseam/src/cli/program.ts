@@ -11,19 +11,13 @@
 import { Command, CommanderError } from 'commander';
 import { isConnectorError, type ErrorCode } from '@neuralis/package-system/contracts';
 import { registerCommands } from './commands/index.js';
+import { EXIT, type CliIo } from './io.js';
 import { OutputClosedError } from './commands/output.js';
 import { VERSION } from './version.js';
 
-export const EXIT = { ok: 0, no: 1, usage: 2, unavailable: 3, internal: 4 } as const;
+export { EXIT, type CliIo } from './io.js';
 
 const UNAVAILABLE_CODES: ReadonlySet<ErrorCode> = new Set(['unavailable', 'timeout', 'rate_limited']);
-
-export interface CliIo {
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  readonly env: NodeJS.ProcessEnv;
-}
 
 export function createProgram(io: CliIo): Command {
   const program = new Command('inseam')

@@ -30,6 +30,7 @@ import { ownerIsAlive } from './owner.js';
 import { EntryPreparer, type WriteItem } from './prepare.js';
 import { RunSession, asConnectorError } from './run.js';
 import { hostNames, type CrawlTarget } from './target.js';
+import type { EventOutcome } from './outcome.js';
 import { startWatch, type Watcher } from './watcher.js';
 
 /** `auto`: resume, else a first crawl, else incremental. `full`: a rescan. `incremental`: since the watermark (a first crawl when there is none). */
@@ -39,19 +40,6 @@ export interface SyncOptions {
   readonly mode?: SyncMode;
   /** Abandon the host's unfinished run and start afresh instead of resuming it. */
   readonly restart?: boolean;
-}
-
-export interface EventOutcome {
-  /** Entries written (puts and moves). */
-  readonly written: number;
-  readonly moved: number;
-  readonly deleted: number;
-  /** Events that were not well-formed (no type, no path, a move without `from`). */
-  readonly ignored: number;
-  /** Entries that could not be stat'ed, encoded or read. */
-  readonly errors: number;
-  /** The full sync a `rescan` event started (or the run already going), else null. */
-  readonly rescan: CrawlHandle | null;
 }
 
 const EVENT_TYPES = new Set(['put', 'delete', 'move', 'rescan']);

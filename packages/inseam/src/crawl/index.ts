@@ -1,5 +1,6 @@
 export { Crawler, excludeMatcher } from './crawler.js';
-export type { SyncMode, SyncOptions, EventOutcome } from './crawler.js';
+export type { SyncMode, SyncOptions } from './crawler.js';
+export type { EventOutcome } from './outcome.js';
 export type { CrawlerOptions } from './options.js';
 export type { CrawlTarget } from './target.js';
 export { CrawlHandle } from './handle.js';

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ChangeEvent } from '@inseam/connector';
-import type { EventOutcome } from './crawler.js';
+import type { EventOutcome } from './outcome.js';
 
 export interface WatcherEvents {
   /** A batch was applied. */

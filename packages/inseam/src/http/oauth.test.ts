@@ -13,7 +13,7 @@ import { hostCredentialRef, openPlatform, type Platform } from '../platform/inde
 import { removeDir, tempDir } from '../platform/__fixtures__/platforms.js';
 import { call, type Answer } from './__fixtures__/api.js';
 import { registerOAuthKind } from './__fixtures__/oauth-connector.js';
-import { OAuthSessions } from './routes/oauth.js';
+import { OAuthSessions } from './oauth-sessions.js';
 import { createServer } from './server.js';
 import { ADMIN_FEATURES, TokenService } from './tokens.js';
 

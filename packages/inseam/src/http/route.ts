@@ -14,7 +14,7 @@ import { refusal, ruleOf, type ActionId } from '../platform/authorization.js';
 import type { Platform } from '../platform/index.js';
 import { authenticate, callerOf, networkOf, type Principal } from './auth.js';
 import { HttpError } from './errors.js';
-import type { OAuthSessions } from './routes/oauth.js';
+import type { OAuthSessions } from './oauth-sessions.js';
 import type { SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
 import type { WebhookKeys } from './webhook-keys.js';

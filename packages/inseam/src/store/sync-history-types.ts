@@ -9,7 +9,7 @@
  * one record: each stop adds what that stretch of work added and changed, and takes the run's own
  * totals (entries, removed, moved, errors, elapsed time, state) as they then stand.
  */
-import type { CrawlMode, CrawlRunState } from './types.js';
+import type { CrawlMode, CrawlRunState } from './refs.js';
 
 /** How many sync records a host keeps. */
 export const SYNC_HISTORY_KEEP = 50;

@@ -19,12 +19,10 @@ import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neural
 import type { Scope } from '@inseam/connector';
 import type { SyncHistoryStore } from './sync-history-types.js';
 import type { VectorStore } from './vector-types.js';
+import type { CrawlMode, CrawlRunState, HostRef } from './refs.js';
 
-/** A host named by its network slug and its own slug. */
-export interface HostRef {
-  readonly network: string;
-  readonly host: string;
-}
+export { CRAWL_MODES, CRAWL_RUN_STATES, type CrawlMode, type CrawlRunState, type HostRef } from './refs.js';
+
 
 /* ------------------------------------------------------------------ networks and hosts */
 
@@ -285,18 +283,7 @@ export interface BatchOutcome {
   readonly newlySeen: number;
 }
 
-export type CrawlMode = 'full' | 'incremental';
-export const CRAWL_MODES = ['full', 'incremental'] as const satisfies readonly CrawlMode[];
 
-/**
- * - `running`: in progress (or its process died; the owner and heartbeat tell);
- * - `paused`: stopped on request, resumable;
- * - `failed`: stopped by an error, resumable from its checkpoint;
- * - `completed`: done;
- * - `abandoned`: replaced by a new run before it finished.
- */
-export type CrawlRunState = 'running' | 'paused' | 'failed' | 'completed' | 'abandoned';
-export const CRAWL_RUN_STATES = ['running', 'paused', 'failed', 'completed', 'abandoned'] as const satisfies readonly CrawlRunState[];
 
 /** `list`: paging through the host; `sweep`: removing entries a full run did not see; `done`. */
 export type CrawlPhase = 'list' | 'sweep' | 'done';

@@ -20,7 +20,7 @@
  * Scores are cosine similarities (1 is the same direction), higher is better, comparable within
  * one query. Vectors must be finite and not all zero (`invalid_argument`).
  */
-import type { HostRef } from './types.js';
+import type { HostRef } from './refs.js';
 
 /**
  * - `pending`: to be embedded (its content changed since, or it never was for this model);

@@ -22,7 +22,7 @@ import { progressOf } from '../../catalog/progress.js';
 import type { TrialSummary } from '../../connectors/index.js';
 import { readTrialConfigFile } from '../../trial/config-file.js';
 import type { TrialPhase } from '../../trial/index.js';
-import { EXIT, type CliIo } from '../program.js';
+import { EXIT, type CliIo } from '../io.js';
 import { scaffoldConnector } from './connector-scaffold.js';
 import { progressView } from './progress.js';
 import { collect, defaultNetwork, formatBytes, formatTable, printJson, readCredentials, readJsonObject, withPlatform } from './support.js';

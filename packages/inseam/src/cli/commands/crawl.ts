@@ -19,7 +19,7 @@ import type { CrawlHandle, Watcher } from '../../crawl/index.js';
 import type { Platform } from '../../platform/index.js';
 import { parseDuration, subtractDuration } from '../../scope/duration.js';
 import type { CrawlRunRecord, HostRef } from '../../store/index.js';
-import { EXIT, type CliIo } from '../program.js';
+import { EXIT, type CliIo } from '../io.js';
 import { progressView } from './progress.js';
 import { formatBytes, formatDuration, printJson, resolveHost, withPlatform } from './support.js';
 

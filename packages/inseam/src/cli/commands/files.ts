@@ -14,7 +14,7 @@ import type { Entry } from '@inseam/connector';
 import { addressFromSourceUri, addressToSourceUri, formatAddress, type Address } from '../../address/index.js';
 import type { Platform } from '../../platform/index.js';
 import type { HostRecord } from '../../store/index.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { copyToOutput } from './output.js';
 import { formatBytes, resolveAddress, write, withPlatform } from './support.js';
 

@@ -20,7 +20,7 @@ import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type So
 import type { Scope } from '@inseam/connector';
 import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
 import type { SyncRecord } from '../../store/index.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { collect, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
 
 interface AddOptions {

@@ -1,6 +1,6 @@
 /** Every subcommand, registered in the order `inseam --help` lists them. */
 import type { Command } from 'commander';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { registerConnectorCommands } from './connector.js';
 import { registerCrawlCommand } from './crawl.js';
 import { registerFilesCommand } from './files.js';

@@ -25,7 +25,7 @@ import type { Caller } from '../../fs/index.js';
 import { TokenService } from '../../http/tokens.js';
 import type { McpHost, McpHostOptions, OutboundServerInput } from '../../mcp/index.js';
 import type { Platform } from '../../platform/index.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { collect, defaultNetwork, formatTable, printJson, readCredentials, withPlatform } from './support.js';
 
 /** The variable holding an API token for `inseam mcp`, when `--token` is not given. */

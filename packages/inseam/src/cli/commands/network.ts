@@ -3,7 +3,7 @@
  * sources the loaded packages seed; `inseam network ls [--json]` lists networks.
  */
 import type { Command } from 'commander';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { formatTable, printJson, withPlatform } from './support.js';
 
 interface InitOptions {

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { TokenEndpointAuthMethod } from '../../credentials/index.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { defaultNetwork, readCredentials, withPlatform } from './support.js';
 
 interface SetOptions {

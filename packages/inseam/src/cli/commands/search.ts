@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { SearchResult } from '../../search/index.js';
-import { EXIT, type CliIo } from '../program.js';
+import { EXIT, type CliIo } from '../io.js';
 import { collect, isTerminal, printJson, withPlatform } from './support.js';
 
 interface SearchCommandOptions {

@@ -17,7 +17,7 @@ import type { Command } from 'commander';
 import { publicOrigin } from '../../http/origins.js';
 import { SIGNIN_CODE_TTL_MS, SessionService, signInPath, type SessionView } from '../../http/sessions.js';
 import { ADMIN_FEATURES } from '../../http/tokens.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { formatTable, printJson, withPlatform } from './support.js';
 import { localUser } from './token.js';
 

@@ -14,7 +14,7 @@
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/url.js';
 import type { CatalogStatus, FailingHost, QueueStatus } from '../../queue/index.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { formatDuration, formatTable, printJson, withPlatform } from './support.js';
 import { sharedStoreUrl, storeUrlOf } from './worker.js';
 

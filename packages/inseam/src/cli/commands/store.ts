@@ -12,7 +12,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import { PlatformPaths, resolveDataDir } from '../../platform/data-dir.js';
-import { EXIT, type CliIo } from '../program.js';
+import { EXIT, type CliIo } from '../io.js';
 import { printJson } from './support.js';
 import { storeUrlOf } from './worker.js';
 

@@ -11,7 +11,7 @@ import { checkHostSlug, checkNetworkSlug, parseAddress, type Address } from '../
 import type { ConnectorLifecycle } from '../../connectors/index.js';
 import type { OpenPlatformOptions, Platform } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 
 /** The variable naming the network short addresses are read in, when `--network` is not given. */
 export const NETWORK_ENV = 'INSEAM_NETWORK';

@@ -14,7 +14,7 @@ import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import { TokenService, type TokenView } from '../../http/tokens.js';
 import { ALL_FEATURES } from '../../platform/authorization.js';
 import { parseDuration, subtractDuration } from '../../scope/duration.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { collect, formatTable, printJson, withPlatform } from './support.js';
 
 interface CreateOptions {

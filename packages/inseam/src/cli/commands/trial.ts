@@ -22,7 +22,7 @@ import { readTrialConfigFile } from '../../trial/config-file.js';
 import type { TrialPhase, TrialReport, TrialSandbox } from '../../trial/index.js';
 import { TRIAL_PHASES } from '../../trial/types.js';
 import type { SandboxLogRecord } from '../../sandbox/index.js';
-import { EXIT, type CliIo } from '../program.js';
+import { EXIT, type CliIo } from '../io.js';
 
 interface TrialCommandOptions {
   readonly config: string;

@@ -30,7 +30,7 @@ import { publicOrigin } from '../../http/origins.js';
 import { SIGNIN_CODE_TTL_MS, SessionService } from '../../http/sessions.js';
 import { ADMIN_FEATURES, TokenService } from '../../http/tokens.js';
 import type { Platform } from '../../platform/index.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import type { HostQueue } from '../../queue/index.js';
 import type { PostgresStore } from '../../store/index.js';
 import { isPostgresUrl } from '../../store/postgres/url.js';

@@ -19,7 +19,7 @@ import type { Platform } from '../../platform/index.js';
 import { WORKER_HOSTS_FILTERS } from '../../queue/jobs.js';
 import type { HostQueue, WorkerActivity, WorkerHosts, WorkerHostsFilter } from '../../queue/index.js';
 import { isPostgresUrl } from '../../store/postgres/url.js';
-import type { CliIo } from '../program.js';
+import type { CliIo } from '../io.js';
 import { platformOptions, stopSignals } from './support.js';
 
 interface WorkerOptions {

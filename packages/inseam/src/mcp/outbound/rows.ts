@@ -5,9 +5,12 @@
  * rows, and throw the driver's errors (the store wraps them).
  */
 import { PostgresStore, migrate, migratePostgres, type Migration, type PlatformStore, type PostgresDb, type SqliteDatabase } from '../../store/index.js';
-import type { OutboundTransport } from './store.js';
+import type { McpTransport } from '@neuralis/package-system/contracts';
 
 export const OUTBOUND_SCHEMA_COMPONENT = 'mcp';
+
+/** How inseam reaches an outbound server: every MCP transport but in-process (a package's own). */
+export type OutboundTransport = Exclude<McpTransport, 'in-process'>;
 
 const SQLITE_MIGRATIONS: readonly Migration[] = [
   {

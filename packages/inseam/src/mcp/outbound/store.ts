@@ -8,14 +8,14 @@
  * are sealed in the credential store (`mcp-outbound:<id>` in the network's project scope); the
  * definition keeps only their names, so no listing or error can show one.
  */
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError, UnavailableError, isConnectorError, type McpTransport } from '@neuralis/package-system/contracts';
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError, UnavailableError, isConnectorError } from '@neuralis/package-system/contracts';
 import { projectScope, type CredentialStore } from '../../credentials/index.js';
 import { PostgresStore, type PlatformStore } from '../../store/index.js';
-import { openOutboundRows, type OutboundRow, type OutboundRows } from './rows.js';
+import { openOutboundRows, type OutboundRow, type OutboundRows, type OutboundTransport } from './rows.js';
 
 export { OUTBOUND_SCHEMA_COMPONENT } from './rows.js';
 
-export type OutboundTransport = Exclude<McpTransport, 'in-process'>;
+export type { OutboundTransport } from './rows.js';
 
 export interface OutboundServerInput {
   /** 1–64 of a–z 0–9 `.` `_` `-`, starting with a letter or digit; unique in the network. */
