@@ -1,8 +1,8 @@
 /**
  * `inseam up` as a person runs it: a child process on a temp data directory, port 0. It prints a
  * working URL and a one-time sign-in link (never the admin token, which it saves 0600), serves `/`,
- * `/v1` and `/mcp`; on SIGTERM it refuses new connections, answers 503 on kept-alive ones and
- * finishes the request in flight, exits 0, and a restart sees the same hosts and data.
+ * `/v1` and `/mcp`; on SIGTERM it answers 503 to new requests (on new and kept-alive connections)
+ * while it finishes the request in flight, then stops listening, exits 0, and a restart sees the same hosts and data.
  * `inseam signin` in another process makes a link the running server accepts.
  *
  * The child runs the TypeScript sources through the crawl tests' module hooks (no build needed).
@@ -182,13 +182,25 @@ describe('inseam up', () => {
     body.write('first half, ');
     await new Promise((resolve) => setTimeout(resolve, 300));
     up.child.kill('SIGTERM');
-    // While the write is in flight: a new connection is refused by the OS…
-    const refusedSoon = Date.now() + 5_000;
-    while (!(await refusesConnections(up.base))) {
-      expect(Date.now(), 'new connections are still accepted after SIGTERM').toBeLessThan(refusedSoon);
+    // While the write is in flight, a request on a new connection (an agent, a CLI, a load balancer's health check) gets the documented 503 envelope and `Connection: close`, not a refused connection…
+    const answeredSoon = Date.now() + 5_000;
+    let fresh: { status: number; connection: unknown; body: string };
+    for (;;) {
+      const client = new Client(up.base);
+      try {
+        const answer = await client.request({ method: 'GET', path: '/v1/hosts', headers: { authorization: `Bearer ${token}` } });
+        fresh = { status: answer.statusCode, connection: answer.headers['connection'], body: await answer.body.text() };
+      } finally {
+        await client.close();
+      }
+      if (fresh.status !== 200) break;
+      expect(Date.now(), 'requests are still served after SIGTERM').toBeLessThan(answeredSoon);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    // …and a request on the kept-alive connection gets the documented 503, and the connection closes.
+    expect(fresh.status).toBe(503);
+    expect(fresh.connection).toBe('close');
+    expect((JSON.parse(fresh.body) as { error: unknown }).error).toEqual({ code: 'unavailable', message: expect.stringContaining('shutting down'), details: { reason: 'shutting_down' } });
+    // …and so does one on the connection kept alive from before, which then closes.
     const during = await kept.request({ method: 'GET', path: '/v1/hosts', headers: { authorization: `Bearer ${token}` } });
     expect(during.statusCode).toBe(503);
     expect(during.headers['connection']).toBe('close');
@@ -199,6 +211,8 @@ describe('inseam up', () => {
     await written.body.text();
     expect(written.statusCode).toBe(200);
     expect(await up.exit).toEqual({ code: 0, signal: null });
+    // Once stopped, nothing listens.
+    expect(await refusesConnections(up.base)).toBe(true);
     expect(up.stderr()).toContain('Stopped; everything is saved.');
     expect(await readFile(join(folder, 'docs/late.txt'), 'utf8')).toBe('first half, second half\n');
   }, 120_000);
