@@ -96,6 +96,22 @@ function refusesConnections(base: string): Promise<boolean> {
   });
 }
 
+/** Writes `text` on a fresh connection and reads the answer to the end: for requests a client would tidy up. */
+function rawAnswer(base: string, text: string): Promise<{ status: number; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    socket.on('error', (error) => (answer === '' ? reject(error) : undefined));
+    socket.on('close', () => {
+      const end = answer.indexOf('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]), body: end < 0 ? '' : answer.slice(end + 4) });
+    });
+    socket.write(text);
+  });
+}
+
 async function get(base: string, path: string, token?: string): Promise<{ status: number; text: string }> {
   const answer = await request(`${base}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
   return { status: answer.statusCode, text: await answer.body.text() };
@@ -162,6 +178,18 @@ describe('inseam up', () => {
     await crawled(up.base, token);
     const found = JSON.parse((await get(up.base, '/v1/search?q=harbour', token)).text) as { hits: { address: string }[] };
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/plan.md']);
+
+    // Bad input to the server as `up` runs it: the envelope and the documented status, nothing coerced.
+    const listed = await request(`${up.base}/v1/hosts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'listed', kind: ['fs'], config: { root: folder } }) });
+    expect(listed.statusCode).toBe(400);
+    expect(((await listed.body.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_argument', details: { argument: 'body.kind' } });
+    const long = await rawAnswer(up.base, `GET /v1/search?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: ${new URL(up.base).host}\r\nConnection: close\r\n\r\n`);
+    expect(long.status).toBe(431);
+    expect((JSON.parse(long.body) as { error: unknown }).error).toMatchObject({ code: 'too_large', details: { reason: 'headers_too_large' } });
+    const typelessBody = JSON.stringify({ slug: 'typeless', kind: 'fs', config: { root: folder } });
+    const typeless = await rawAnswer(up.base, `POST /v1/hosts HTTP/1.1\r\nHost: ${new URL(up.base).host}\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${Buffer.byteLength(typelessBody)}\r\nConnection: close\r\n\r\n${typelessBody}`);
+    expect(typeless.status).toBe(415);
+    expect((JSON.parse(typeless.body) as { error: unknown }).error).toMatchObject({ code: 'unsupported_media_type' });
 
     // The first start's host is read only, until the person turns writes on.
     expect(up.stdout()).toContain(`Host "files" mounts ${folder} read only`);
