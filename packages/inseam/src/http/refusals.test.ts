@@ -180,6 +180,19 @@ describe('wrong types are refused, not coerced and stored', () => {
     for (const slug of ['twice', 'other', 'nested', 'escaped']) expect(await api.platform.store.hosts.get({ network: 'home', host: slug })).toBeNull();
   });
 
+  it('PATCH a host: wrong types and a key given twice change nothing', async () => {
+    const path = '/v1/hosts/home/files';
+    const before = (await call(api, 'GET', path, { token: api.admin })).json().settings;
+    expect(before).toMatchObject({ config: { root: api.folder } });
+    const patch = (body: unknown): Promise<Answer> => call(api, 'PATCH', path, { token: api.admin, body });
+    expect(envelopeOf(await patch({ label: 123 }), 'invalid_argument')['details']).toEqual({ argument: 'body.label' });
+    expect(envelopeOf(await patch({ label: ['Files'] }), 'invalid_argument')['details']).toEqual({ argument: 'body.label' });
+    expect(envelopeOf(await patch({ description: false }), 'invalid_argument')['details']).toEqual({ argument: 'body.description' });
+    const twice = await call(api, 'PATCH', path, { token: api.admin, body: '{"label":"One","label":"Two"}', headers: { 'content-type': 'application/json' } });
+    expect(envelopeOf(twice, 'invalid_argument')['details']).toEqual({ argument: 'body.label', reason: 'duplicate_key' });
+    expect((await call(api, 'GET', path, { token: api.admin })).json().settings).toEqual(before);
+  });
+
   it('refuses prototype keys as Fastify\'s own parser did', async () => {
     const json = (text: string): Promise<Answer> => call(api, 'POST', '/v1/hosts', { token: api.admin, body: text, headers: { 'content-type': 'application/json' } });
     expect(envelopeOf(await json('{"slug":"p","kind":"fs","__proto__":{"admin":true}}'), 'invalid_argument')['details']).toMatchObject({ argument: 'body.__proto__' });

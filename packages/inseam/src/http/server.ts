@@ -9,16 +9,15 @@
  *   await app.close();        // stops accepting, finishes requests in flight
  *   await platform.close();   // pauses crawls at a checkpoint, closes the store
  *
- * Closing: new connections are refused at once, but connections already open stay open while the
- * requests in flight finish, and a request that arrives on one then is answered 503 `unavailable`
- * with `Connection: close` — a load balancer or an agent with a kept-alive connection gets an
- * answer it can act on rather than a reset. Then the idle connections are closed.
+ * Closing: while the requests in flight finish, the server still listens, and every new request —
+ * on a new connection or a kept-alive one — is answered 503 `unavailable` with `Connection: close`:
+ * a load balancer, an agent or the CLI gets an answer it can act on rather than a refused or reset
+ * connection. Once nothing is in flight it stops listening and closes the idle connections.
  *
  * Every request is checked for its Host and Origin first (origins.ts); every refusal is the
  * error envelope (errors.ts), request bodies are parsed strictly (json-body.ts) and validated
  * without coercion (query strings, path parameters and headers are text, and are coerced).
  */
-import { Server as NetServer } from 'node:net';
 import type { Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { PermissionDeniedError, UnavailableError } from '@neuralis/package-system/contracts';
@@ -142,8 +141,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
   app.addHook('preClose', async () => {
     closing = true;
     services.oauth.close();
-    // No new connection from now on, but the open ones stay (http.Server's own close would end the idle ones at once): a request on one is answered 503 while the requests in flight finish.
-    if (app.server.listening) NetServer.prototype.close.call(app.server);
+    // Still listening while the requests in flight finish: a request on a new or a kept-alive connection is answered 503 `unavailable` (an answer a client can act on, where a refused connection reads as "no server here"). Fastify's close then stops listening and ends the idle connections.
     if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
   });
   app.addHook('onRequest', async (request, reply) => {

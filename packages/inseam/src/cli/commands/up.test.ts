@@ -1,8 +1,8 @@
 /**
  * `inseam up` as a person runs it: a child process on a temp data directory, port 0. It prints a
  * working URL and a one-time sign-in link (never the admin token, which it saves 0600), serves `/`,
- * `/v1` and `/mcp`; on SIGTERM it refuses new connections, answers 503 on kept-alive ones and
- * finishes the request in flight, exits 0, and a restart sees the same hosts and data.
+ * `/v1` and `/mcp`; on SIGTERM it answers 503 to new requests (on new and kept-alive connections)
+ * while it finishes the request in flight, then stops listening, exits 0, and a restart sees the same hosts and data.
  * `inseam signin` in another process makes a link the running server accepts.
  *
  * The child runs the TypeScript sources through the crawl tests' module hooks (no build needed).
@@ -96,6 +96,22 @@ function refusesConnections(base: string): Promise<boolean> {
   });
 }
 
+/** Writes `text` on a fresh connection and reads the answer to the end: for requests a client would tidy up. */
+function rawAnswer(base: string, text: string): Promise<{ status: number; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    socket.on('error', (error) => (answer === '' ? reject(error) : undefined));
+    socket.on('close', () => {
+      const end = answer.indexOf('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]), body: end < 0 ? '' : answer.slice(end + 4) });
+    });
+    socket.write(text);
+  });
+}
+
 async function get(base: string, path: string, token?: string): Promise<{ status: number; text: string }> {
   const answer = await request(`${base}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
   return { status: answer.statusCode, text: await answer.body.text() };
@@ -163,6 +179,18 @@ describe('inseam up', () => {
     const found = JSON.parse((await get(up.base, '/v1/search?q=harbour', token)).text) as { hits: { address: string }[] };
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/plan.md']);
 
+    // Bad input to the server as `up` runs it: the envelope and the documented status, nothing coerced.
+    const listed = await request(`${up.base}/v1/hosts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'listed', kind: ['fs'], config: { root: folder } }) });
+    expect(listed.statusCode).toBe(400);
+    expect(((await listed.body.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_argument', details: { argument: 'body.kind' } });
+    const long = await rawAnswer(up.base, `GET /v1/search?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: ${new URL(up.base).host}\r\nConnection: close\r\n\r\n`);
+    expect(long.status).toBe(431);
+    expect((JSON.parse(long.body) as { error: unknown }).error).toMatchObject({ code: 'too_large', details: { reason: 'headers_too_large' } });
+    const typelessBody = JSON.stringify({ slug: 'typeless', kind: 'fs', config: { root: folder } });
+    const typeless = await rawAnswer(up.base, `POST /v1/hosts HTTP/1.1\r\nHost: ${new URL(up.base).host}\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${Buffer.byteLength(typelessBody)}\r\nConnection: close\r\n\r\n${typelessBody}`);
+    expect(typeless.status).toBe(415);
+    expect((JSON.parse(typeless.body) as { error: unknown }).error).toMatchObject({ code: 'unsupported_media_type' });
+
     // The first start's host is read only, until the person turns writes on.
     expect(up.stdout()).toContain(`Host "files" mounts ${folder} read only`);
     const refused = await request(`${up.base}/v1/fs/write?address=${encodeURIComponent('files://docs/early.txt')}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: 'x' });
@@ -182,13 +210,25 @@ describe('inseam up', () => {
     body.write('first half, ');
     await new Promise((resolve) => setTimeout(resolve, 300));
     up.child.kill('SIGTERM');
-    // While the write is in flight: a new connection is refused by the OS…
-    const refusedSoon = Date.now() + 5_000;
-    while (!(await refusesConnections(up.base))) {
-      expect(Date.now(), 'new connections are still accepted after SIGTERM').toBeLessThan(refusedSoon);
+    // While the write is in flight, a request on a new connection (an agent, a CLI, a load balancer's health check) gets the documented 503 envelope and `Connection: close`, not a refused connection…
+    const answeredSoon = Date.now() + 5_000;
+    let fresh: { status: number; connection: unknown; body: string };
+    for (;;) {
+      const client = new Client(up.base);
+      try {
+        const answer = await client.request({ method: 'GET', path: '/v1/hosts', headers: { authorization: `Bearer ${token}` } });
+        fresh = { status: answer.statusCode, connection: answer.headers['connection'], body: await answer.body.text() };
+      } finally {
+        await client.close();
+      }
+      if (fresh.status !== 200) break;
+      expect(Date.now(), 'requests are still served after SIGTERM').toBeLessThan(answeredSoon);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    // …and a request on the kept-alive connection gets the documented 503, and the connection closes.
+    expect(fresh.status).toBe(503);
+    expect(fresh.connection).toBe('close');
+    expect((JSON.parse(fresh.body) as { error: unknown }).error).toEqual({ code: 'unavailable', message: expect.stringContaining('shutting down'), details: { reason: 'shutting_down' } });
+    // …and so does one on the connection kept alive from before, which then closes.
     const during = await kept.request({ method: 'GET', path: '/v1/hosts', headers: { authorization: `Bearer ${token}` } });
     expect(during.statusCode).toBe(503);
     expect(during.headers['connection']).toBe('close');
@@ -199,6 +239,8 @@ describe('inseam up', () => {
     await written.body.text();
     expect(written.statusCode).toBe(200);
     expect(await up.exit).toEqual({ code: 0, signal: null });
+    // Once stopped, nothing listens.
+    expect(await refusesConnections(up.base)).toBe(true);
     expect(up.stderr()).toContain('Stopped; everything is saved.');
     expect(await readFile(join(folder, 'docs/late.txt'), 'utf8')).toBe('first half, second half\n');
   }, 120_000);

@@ -13,10 +13,10 @@
  * never printed: the output is often a log) and a one-time sign-in link for the web page, records
  * its address in `<data>/server.json` (for `inseam signin`), and prints the URLs.
  *
- * SIGINT/SIGTERM: stop accepting connections, finish the requests in flight (for at most
- * SHUTDOWN_GRACE_MS, then close what is left) while answering 503 on connections still open,
- * pause crawls at their next checkpoint, close the store — exit 0 with nothing committed lost. A
- * second signal skips the wait.
+ * SIGINT/SIGTERM: finish the requests in flight (for at most SHUTDOWN_GRACE_MS, then close what
+ * is left) while answering every new request 503, then stop listening, pause crawls at their next
+ * checkpoint, close the store — exit 0 with nothing committed lost. A second signal skips the
+ * wait.
  */
 import { constants } from 'node:fs';
 import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
