@@ -73,6 +73,8 @@ export const ACTIONS = Object.freeze({
   'hosts.syncs': {},
   // Raising what a host lets anyone do is a person's decision, like approving a connector.
   'hosts.permissions': { features: HOSTS, person: true },
+  'hosts.hostKey': { features: HOSTS },
+  'hosts.trustKey': { features: HOSTS, person: true },
   'hosts.crawlStatus': {},
   'hosts.crawl': { features: HOSTS },
   'hosts.webhookUrl': { features: HOSTS },

@@ -323,6 +323,38 @@ export const hostRoutes: readonly RouteSpec[] = [
     },
   },
   {
+    method: 'GET',
+    url: '/v1/hosts/:network/:host/host-key',
+    operationId: 'getPresentedHostKey',
+    action: 'hosts.hostKey',
+    summary: 'The SSH host key a machine host presents now, for a person to compare before approving it',
+    tag: 'hosts',
+    params: hostParams,
+    responses: { 200: { description: 'The presented key\'s SHA256 fingerprint.', schema: { type: 'object', properties: { fingerprint: { type: 'string' } }, required: ['fingerprint'] } } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await call.network(ref.network);
+      return { fingerprint: await call.services.platform.networks.presentedHostKey(ref) };
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/hosts/:network/:host/host-key',
+    operationId: 'trustHostKey',
+    action: 'hosts.trustKey',
+    summary: 'Pin a machine host\'s SSH host key — a person\'s act',
+    description: 'The fingerprint must be the one the machine presents now (docs/connectors/machine.md). Needs `hosts.manage` on a token that acts for no agent.',
+    tag: 'hosts',
+    params: hostParams,
+    body: { type: 'object', properties: { fingerprint: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['fingerprint'], additionalProperties: false },
+    responses: { 200: { description: 'The host with its pinned key.', schema: hostView } },
+    handler: async (call) => {
+      const ref = hostRef(call);
+      await call.network(ref.network);
+      return call.services.platform.networks.trustHostKey(ref, (call.request.body as { fingerprint: string }).fingerprint);
+    },
+  },
+  {
     method: 'PATCH',
     url: '/v1/hosts/:network/:host',
     operationId: 'updateHost',
