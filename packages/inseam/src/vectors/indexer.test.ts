@@ -7,9 +7,12 @@
  * Attacks: a run stopped mid-way (its process gone: a new indexer resumes from the store alone and
  * embeds nothing twice); a model change mid-run (queries of the new model never see the old
  * model's vectors, and what is not re-embedded yet is pending); an embedder failing on one entry
- * (recorded failed, its neighbours indexed); an embedder that cannot start (nothing marked failed).
+ * (recorded failed, its neighbours indexed); an embedder that cannot start (nothing marked failed);
+ * a run in its own process SIGKILLed after its first page (resumed by the next process).
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UnavailableError } from '@neuralis/package-system/contracts';
 import type { Embedder } from '@inseam/connector-vector';
@@ -136,4 +139,46 @@ describe('the indexer', () => {
     await indexer.request('home');
     expect(indexer.errors).toEqual([{ network: 'home', code: 'unavailable', message: 'No key is stored for the embeddings service.' }]);
   });
+});
+
+describe('a killed embedding run', () => {
+  const CHILD = fileURLToPath(new URL('./__fixtures__/index-child.ts', import.meta.url));
+  const HOOKS = new URL('../crawl/__fixtures__/ts-hooks.mjs', import.meta.url).href;
+  const REGISTER = `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(HOOKS)});`;
+
+  /** Runs the child; with `kill`, SIGKILLs it as soon as it has written its first page. */
+  function child(kill: boolean): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const run = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, CHILD, dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      let errors = '';
+      run.stdout.on('data', (part: Buffer) => {
+        output += part.toString('utf8');
+        if (kill && output.includes('page ')) run.kill('SIGKILL');
+      });
+      run.stderr.on('data', (part: Buffer) => (errors += part.toString('utf8')));
+      run.on('error', reject);
+      run.on('exit', (code, signal) => (kill ? signal === 'SIGKILL' : code === 0) ? resolve(output) : reject(new Error(`child ended ${code ?? signal}: ${errors}`)));
+    });
+  }
+
+  it('is SIGKILLed after its first page; the next run embeds only the rest, each entry once, in the real default model', async () => {
+    await platform.close();
+    const killed = await child(true);
+    expect(killed).toMatch(/^page \d+\n/);
+    expect(killed).not.toContain('done');
+    platform = await openTestPlatform(dataDir);
+    await platform.vectors.close();
+    const model = (await platform.kinds.embedder(await platform.networks.hostRecord({ network: 'home', host: 'vector' }))).model;
+    const after = await platform.store.vectors.counts(model, await hostIds());
+    expect(after.indexed).toBeGreaterThanOrEqual(8);
+    expect(after.indexed).toBeLessThan(40);
+    expect(after.indexed + after.pending).toBe(40);
+    await platform.close();
+    const resumed = await child(false);
+    expect(resumed).toContain(`done ${40 - after.indexed}\n`);
+    platform = await openTestPlatform(dataDir);
+    await platform.vectors.close();
+    expect(await platform.store.vectors.counts(model, await hostIds())).toEqual({ indexed: 40, pending: 0, failed: 0, chunks: 40 });
+  }, 120_000);
 });
