@@ -151,6 +151,15 @@ const CASES = {
     await timedQueries([...unitVectors(99, queries)], (vector) => store.vectors.query({ model: 'bench-100d', vector, k: K }), extras);
     await store.close();
   },
+  async 'query-scoped'({ dir, queries, extras }) {
+    // As semantic search asks: the host's and the caller's readable paths in the query (scopes).
+    const { SqliteStore } = await storePackage();
+    const store = SqliteStore.open({ path: join(dir, 'store.db') });
+    const hosts = (await Promise.all((await store.networks.list()).map((network) => store.hosts.list(network.slug)))).flat();
+    const scopes = hosts.map((host) => ({ hostId: host.id, readable: [{ default: true, rules: [{ path: 'private', read: false }] }] }));
+    await timedQueries([...unitVectors(99, queries)], (vector) => store.vectors.query({ model: 'bench-100d', vector, k: K, scopes }), extras);
+    await store.close();
+  },
   async 'query-bare'({ dir, queries, extras }) {
     const { load } = await import('sqlite-vec');
     const db = new Database(join(dir, 'bare.db'), { readonly: true });
@@ -202,12 +211,14 @@ async function queryGroup(rounds, sizes, queries, results) {
   for (const count of sizes) {
     const dir = await vectorFixture(count);
     const title = `query: top ${K} of ${count.toLocaleString('en-US')} vectors (${DIMENSION}-d), ${queries} queries a round`;
-    const extras = { store: join(benchRoot, 'results', `vector-store-${count}.jsonl`), bare: join(benchRoot, 'results', `vector-bare-${count}.jsonl`) };
+    const extras = { store: join(benchRoot, 'results', `vector-store-${count}.jsonl`), scoped: join(benchRoot, 'results', `vector-scoped-${count}.jsonl`), bare: join(benchRoot, 'results', `vector-bare-${count}.jsonl`) };
     await resetExtras(extras.store);
+    await resetExtras(extras.scoped);
     await resetExtras(extras.bare);
     const rows = await runCases(
       [
         caseOf('store.vectors.query', 'query-store', { dir, queries, extras: extras.store }, { agree: 'hits', expect: queries * K }),
+        caseOf('store.vectors.query with scopes', 'query-scoped', { dir, queries, extras: extras.scoped }, { agree: 'hits' }),
         caseOf('bare sqlite-vec', 'query-bare', { dir, queries, extras: extras.bare }, { agree: 'hits', short: 'bare' }),
       ],
       { rounds, onProgress: progress(title) },
@@ -215,12 +226,14 @@ async function queryGroup(rounds, sizes, queries, results) {
     const latency = async (file) => (await roundExtras(file)).flatMap((run) => run.latencies);
     const store = await latency(extras.store);
     const bare = await latency(extras.bare);
+    const scoped = await latency(extras.scoped);
     console.log(`\n${title}\n`);
     console.log(table(rows, { baselines: ['bare sqlite-vec'], inProcessBaseline: 'bare sqlite-vec', countLabel: 'hits' }));
     const line = (name, values) => `  ${name}: p50 ${quantile(values, 0.5).toFixed(1)} ms, p95 ${quantile(values, 0.95).toFixed(1)} ms`;
     console.log(`\n${line('store.vectors.query', store)}\n${line('bare sqlite-vec    ', bare)}`);
     console.log(`  p50 ratio ${(quantile(store, 0.5) / quantile(bare, 0.5)).toFixed(2)}×, p95 ratio ${(quantile(store, 0.95) / quantile(bare, 0.95)).toFixed(2)}× (target ≤ 1.3×)`);
-    results.groups.push({ title, rows, latencies: { store, bare } });
+    console.log(`${line('with scopes        ', scoped)}\n  scoped p50 ratio ${(quantile(scoped, 0.5) / quantile(bare, 0.5)).toFixed(2)}×, p95 ratio ${(quantile(scoped, 0.95) / quantile(bare, 0.95)).toFixed(2)}×`);
+    results.groups.push({ title, rows, latencies: { store, scoped, bare } });
   }
 }
 

@@ -41,7 +41,16 @@ export interface VectorSettings {
   readonly embedder: EmbedderSettings;
   readonly chunkTokens: number;
   readonly chunkOverlap: number;
+  /**
+   * The least cosine similarity a semantic hit needs: nearest neighbours always exist, so without
+   * a floor every query would "match" everything. Measured on the default embedder: paraphrases
+   * score 0.5–0.65, unrelated notes below 0.4 (docs/search.md).
+   */
+  readonly minScore: number;
 }
+
+/** minScore's default per provider. */
+export const DEFAULT_MIN_SCORE = Object.freeze({ default: 0.45, openai: 0.3 });
 
 const OPENAI_ONLY = ['baseUrl', 'model', 'dimension', 'apiKey', 'sendDimensions', 'batchSize', 'timeoutMs'] as const;
 
@@ -65,7 +74,7 @@ export function parseVectorConfig(config: Readonly<Record<string, unknown>>): Ve
         details: { fields: stray.map((field) => `embedder.${field}`) },
       });
     }
-    return { embedder: { provider: 'default' }, chunkTokens, chunkOverlap };
+    return { embedder: { provider: 'default' }, chunkTokens, chunkOverlap, minScore: (config['minScore'] as number | undefined) ?? DEFAULT_MIN_SCORE.default };
   }
   const missing = (['baseUrl', 'model', 'dimension'] as const).filter((field) => embedder[field] === undefined);
   if (missing.length > 0) {
@@ -86,6 +95,7 @@ export function parseVectorConfig(config: Readonly<Record<string, unknown>>): Ve
     },
     chunkTokens,
     chunkOverlap,
+    minScore: (config['minScore'] as number | undefined) ?? DEFAULT_MIN_SCORE.openai,
   };
 }
 

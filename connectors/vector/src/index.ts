@@ -15,7 +15,7 @@ export { locate, underlyingEntry } from './layout.js';
 export type { VectorLocation } from './layout.js';
 export { createVectorPort, createVectorConnectorFactory, createEmbedder } from './factory.js';
 export type { EmbedderServices } from './factory.js';
-export { parseVectorConfig, embedderAuth, EMBEDDER_PROVIDERS } from './config.js';
+export { parseVectorConfig, embedderAuth, EMBEDDER_PROVIDERS, DEFAULT_MIN_SCORE } from './config.js';
 export type { VectorSettings, EmbedderSettings, OpenAiEmbedderSettings, EmbedderProvider } from './config.js';
 export { embedAll, isZeroVector } from './embedder.js';
 export type { Embedder, EmbedOptions } from './embedder.js';

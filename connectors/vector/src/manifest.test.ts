@@ -54,7 +54,9 @@ describe('manifest', () => {
 
   test('the factory applies the rules the schema cannot: fields that go together, a clean base URL, overlap under half', async () => {
     const context = (config: Record<string, unknown>) => ({ packageId: VECTOR_PACKAGE_ID, packageRoot: '/x', source: 'vector', config, scope: 'project' as const });
-    expect(parseVectorConfig({})).toEqual({ embedder: { provider: 'default' }, chunkTokens: 200, chunkOverlap: 24 });
+    expect(parseVectorConfig({})).toEqual({ embedder: { provider: 'default' }, chunkTokens: 200, chunkOverlap: 24, minScore: 0.45 });
+    expect(parseVectorConfig({ minScore: 0.2 }).minScore).toBe(0.2);
+    expect(parseVectorConfig({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', dimension: 3 } }).minScore).toBe(0.3);
     expect(parseVectorConfig({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:11434/v1/', model: 'nomic-embed-text', dimension: 768, apiKey: 'none' } }).embedder).toEqual({
       provider: 'openai',
       baseUrl: 'http://127.0.0.1:11434/v1',
@@ -99,6 +101,7 @@ describe('manifest', () => {
       [
         'DEFAULT_CHUNK_OPTIONS',
         'DEFAULT_MAX_WORDS',
+        'DEFAULT_MIN_SCORE',
         'DEFAULT_SIF',
         'EMBEDDER_PROVIDERS',
         'MAX_ANSWER_BYTES',

@@ -44,6 +44,7 @@ export const VECTOR_CONNECTOR_ENTRY = {
       },
       chunkTokens: { type: 'integer', minimum: 32, maximum: 2048, description: 'Largest chunk, in tokens. Default 200.' },
       chunkOverlap: { type: 'integer', minimum: 0, maximum: 1023, description: 'Tokens a chunk repeats from the one before. Default 24; less than half of chunkTokens.' },
+      minScore: { type: 'number', minimum: -1, maximum: 1, description: 'The least cosine similarity a semantic hit needs. Default 0.45 for the default embedder, 0.3 for "openai".' },
     },
   },
   capabilities: VECTOR_CAPABILITIES,

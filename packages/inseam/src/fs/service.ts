@@ -50,7 +50,7 @@ import { getConnectorBindingProvenance } from '@neuralis/package-system/loader';
 import { assertCapability, guardedCall } from '@neuralis/package-system/testing';
 import { addressFromSourceUri, addressToSourceUri, createAddress, formatAddress, type Address } from '../address/index.js';
 import { SANDBOX_PACKAGE_ID } from '../sandbox/index.js';
-import type { SearchPage } from '../search/index.js';
+import type { SearchMode, SearchPage } from '../search/index.js';
 import type { HostRecord } from '../store/index.js';
 import { Access, type FsPlatform, type HostAccess, type Target } from './access.js';
 import { actorOf, checkCaller, mayUseHost, ownsRun, type CheckedCaller } from './caller.js';
@@ -417,6 +417,7 @@ export class FsService {
     if (where !== undefined && !Array.isArray(where)) throw new InvalidArgumentError('where must be an array of predicates.', { details: { argument: 'where' } });
     const limit = given['limit'];
     const cursor = optionalString(given['cursor'], 'cursor');
+    const mode = optionalString(given['mode'], 'mode');
     if (typeof query !== 'string') throw new InvalidArgumentError('The search query must be a string.', { details: { argument: 'query' } });
     // The caller's tree per host (ownership, the host's tree and its baselines); null where they may read nothing.
     const access = async (record: HostRecord): Promise<PermissionTree | null> => {
@@ -431,6 +432,7 @@ export class FsService {
       ...(whereText === undefined ? {} : { whereText }),
       ...(limit === undefined ? {} : { limit: limit as number }),
       ...(cursor === undefined ? {} : { cursor }),
+      ...(mode === undefined ? {} : { mode: mode as SearchMode }),
       access,
     });
   }

@@ -186,6 +186,8 @@ export interface FsSearchFilters {
   /** 1–100, default 20. */
   readonly limit?: number;
   readonly cursor?: string;
+  /** `keyword` (default), `semantic` or `hybrid` (search/semantic.ts). */
+  readonly mode?: 'keyword' | 'semantic' | 'hybrid';
 }
 
 /** A command to run; `cwd` is an address (global or short) of a directory. */

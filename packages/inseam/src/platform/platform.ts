@@ -53,6 +53,7 @@ import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookRecei
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
 import { builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
+import { VectorIndexer } from '../vectors/index.js';
 import { storeVectorSeams } from './vector-index.js';
 
 export interface OpenPlatformOptions {
@@ -107,6 +108,8 @@ export class Platform {
   readonly crawler: Crawler;
   readonly scheduler: SyncScheduler;
   readonly search: SearchService;
+  /** Embeds what crawls catalogued, in the background after each crawl (vectors/indexer.ts). */
+  readonly vectors: VectorIndexer;
   readonly #sandboxOptions: SandboxHostOptions;
   #sandbox: SandboxHost | undefined;
   readonly #handles = new Set<CrawlHandle>();
@@ -151,7 +154,10 @@ export class Platform {
       hostChanged: (host, change) => this.#hostChanged(host, change),
       hostRemoving: (ref) => this.#stopHost(ref),
     });
+    this.vectors = new VectorIndexer({ store: parts.store, embedderOf: (host) => this.kinds.embedder(host) });
     this.search = new SearchService({ store: parts.store, catalog: this.catalog, kinds: this.kinds });
+    // Embedding follows each crawl, off its critical path: the crawl has finished when it starts.
+    this.scheduler.on('sync', (ref, handle) => this.#indexAfter(ref, handle));
     this.#crawls = new InProcessCrawlRequests(this);
   }
 
@@ -194,7 +200,18 @@ export class Platform {
     const handle = this.crawler.sync(await this.kinds.crawlTarget(record), options);
     this.#handles.add(handle);
     void handle.result.finally(() => this.#handles.delete(handle)).catch(() => undefined);
+    this.#indexAfter(ref, handle);
     return handle;
+  }
+
+  /** Once the crawl has written its entries (completed or paused), their text is embedded in the background. */
+  #indexAfter(ref: HostRef, handle: CrawlHandle): void {
+    void handle.result.then(
+      (run) => {
+        if (this.#closing === undefined && run.state !== 'failed') void this.vectors.request(ref.network);
+      },
+      () => undefined,
+    );
   }
 
   /**
@@ -210,6 +227,8 @@ export class Platform {
         await this.#schedule(host);
         if (host.sync?.trigger !== 'auto') await this.#resumeUnfinished(host);
       }
+      // What an earlier process left pending (a killed embedding run) is embedded now.
+      void this.vectors.request(network.slug);
     }
   }
 
@@ -261,6 +280,7 @@ export class Platform {
     const running = [...this.#handles];
     for (const handle of running) handle.pause();
     await Promise.allSettled(running.map((handle) => handle.result));
+    await this.vectors.close();
     this.kinds.close();
     await this.#sandbox?.close();
     await this.gate.close();
@@ -275,6 +295,8 @@ export class Platform {
    */
   async #hostChanged(host: HostRecord, change: { readonly rebind: boolean; readonly resync: boolean }): Promise<void> {
     const ref = { network: host.network, host: host.slug };
+    // A vector host's new config may name another model: its network is embedded again for it.
+    if (host.kind === 'vector') void this.vectors.request(host.network);
     if (change.rebind) await this.#stopHost(ref);
     if (change.resync) {
       try {

@@ -5,15 +5,15 @@
  * credential and whose requests go through the egress gate. No OpenAI-compatible server runs on
  * these machines: the client is tested against a loopback server speaking that API.
  *
- * Indexing with the crawl comes with the integration round; here vectors are written through
- * `store.vectors` as that indexer will write them.
+ * Most tests here write vectors through `store.vectors` as the indexer does; one indexes a
+ * crawled network through the OpenAI-compatible client (vectors/indexer.test.ts has the rest).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VectorConnector, chunkText, embedAll } from '@inseam/connector-vector';
 import type { HostRecord } from '../store/index.js';
-import { openTestPlatform, removeDir, tempDir } from './__fixtures__/platforms.js';
+import { openTestPlatform, removeDir, tempDir, writeFiles } from './__fixtures__/platforms.js';
 import { hostCredentialRef } from './host-kinds.js';
 import type { Platform } from './platform.js';
 
@@ -189,6 +189,29 @@ describe('an OpenAI-compatible embedder, through the egress gate', () => {
     expect(Array.from(vectors[1]!)).toEqual([0, 0, 0]);
     expect(vectors[0]![0]).toBeCloseTo(4 / Math.hypot(4, 1), 5);
     expect(platform.egressLog.recent('home/semantic').map((entry) => [entry.method, entry.decision, entry.status])).toEqual([['POST', 'allow', 200]]);
+  });
+
+  it('indexes a network after its crawl and answers semantic search through it, the key sent by the gate', async () => {
+    const host = await semanticHost({}, { credentials: { apiKey: 'sk-index-777' } });
+    // The network's vector host is then this one: the seeded one goes.
+    await platform.networks.removeHost({ network: 'home', host: 'vector' });
+    const folder = await tempDir('vector-openai');
+    try {
+      await writeFiles(folder, { 'a.md': 'short', 'b.md': 'a somewhat longer note' });
+      await platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: folder } });
+      await (await platform.sync({ network: 'home', host: 'notes' })).result;
+      await platform.vectors.request('home');
+      const model = `openai:${origin}/v1#test-embed@3`;
+      expect(await platform.store.vectors.counts(model, [(await record('notes')).id])).toMatchObject({ indexed: 2, pending: 0, failed: 0 });
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.every((request) => request.headers['authorization'] === 'Bearer sk-index-777')).toBe(true);
+      const page = await platform.search.search('short', { network: 'home', mode: 'semantic' });
+      expect(page.index).toEqual([{ network: 'home', vectorHost: host.slug, model, indexed: 2, pending: 0, failed: 0 }]);
+      expect(page.hits.map((hit) => hit.path)).toEqual(['a.md', 'b.md']);
+      expect(JSON.stringify(page)).not.toContain('sk-index-777');
+    } finally {
+      await removeDir(folder);
+    }
   });
 
   it('a 429 is retried by the gate; one that stays is rate_limited. 401 is permission_denied. Keys never show in errors', async () => {

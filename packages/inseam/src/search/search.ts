@@ -30,6 +30,8 @@ import { compileScope } from '../scope/index.js';
 import { toComparable } from '../scope/values.js';
 import type { EntryCondition, EntryField, HostRecord, HostRef, HostSearchScope, ReadablePaths, SearchHit, Store, ValueType } from '../store/index.js';
 import { parseWhere, typeWhere } from './where.js';
+import { MAX_RANKED_DEPTH, SEARCH_MODES, fuse, semanticRanking, type IndexCoverage, type SearchMode, type SemanticCandidate } from './semantic.js';
+import { resolveOsPath } from './os-path.js';
 
 export const MAX_SEARCH_LIMIT = 100;
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -52,6 +54,13 @@ export interface SearchOptions {
    * nothing of it. Absent: only the hosts' trees apply.
    */
   readonly access?: (host: HostRecord) => Promise<PermissionTree | null>;
+  /**
+   * `keyword` (default here): every term must match (BM25). `semantic`: by meaning, the
+   * network's embedder's nearest passages. `hybrid`: both, fused by reciprocal rank (semantic.ts).
+   */
+  readonly mode?: SearchMode;
+  /** Look up each hit's real OS path (`osPath`); default true. */
+  readonly osPaths?: boolean;
 }
 
 export interface SearchResult {
@@ -69,12 +78,26 @@ export interface SearchResult {
   readonly size: number | null;
   readonly mtime: string | null;
   readonly mime: string | null;
+  /** The entry's etag as catalogued (what a read or write checks against), or null. */
+  readonly etag: string | null;
+  /** The rankings the hit came from. */
+  readonly matched: readonly ('keyword' | 'semantic')[];
+  /** The chunk that matched by meaning: its `[start, end)` in the entry's indexed text, and that text. */
+  readonly passage: { readonly start: number; readonly end: number; readonly text: string } | null;
+  /**
+   * The entry's real OS path, from its connector's resolveOsUri now; null when it has none, and
+   * then `osPathError` says why (`os_uri_unresolvable` for kinds without OS paths).
+   */
+  readonly osPath: string | null;
+  readonly osPathError?: { readonly code: string; readonly message: string };
 }
 
 export interface SearchPage {
   readonly hits: readonly SearchResult[];
   /** Pass as `cursor` for more; absent when no more hits match. */
   readonly next?: string;
+  /** Semantic and hybrid: per network, the model that answered and what of the searched hosts it has embedded (pending and failed entries have no semantic hits). */
+  readonly index?: readonly IndexCoverage[];
 }
 
 export interface SearchServiceOptions {
@@ -108,10 +131,13 @@ export class SearchService {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
       throw new InvalidArgumentError(`limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}; it is ${String(limit)}.`, { details: { argument: 'limit' } });
     }
+    const mode = options.mode ?? 'keyword';
+    if (!SEARCH_MODES.includes(mode)) throw new InvalidArgumentError(`mode must be one of ${SEARCH_MODES.join(', ')}; it is ${JSON.stringify(mode)}.`, { details: { argument: 'mode' } });
     const start = decodeCursor(options.cursor);
     const where = [...(options.where ?? []), ...(options.whereText ?? []).map(parseWhere)];
     const records = await this.#hosts(options);
     const filters = await this.#filters(records, where, options.access);
+    if (mode !== 'keyword') return this.#ranked(text, mode, filters, start, limit, options.osPaths !== false);
     const scopes = [...filters.values()].map((filter) => filter.scope);
     const hits: SearchResult[] = [];
     const network = options.network === undefined ? {} : { network: options.network };
@@ -121,12 +147,12 @@ export class SearchService {
       const want = Math.min(limit - hits.length + 1, MAX_SEARCH_LIMIT);
       const batch = scopes.length === 0 ? [] : await this.#o.catalog.search(text, { ...network, scopes, limit: want, offset });
       for (let index = 0; index < batch.length; index++) {
-        if (hits.length === limit) return { hits, next: encodeCursor(offset + index) };
+        if (hits.length === limit) return this.#osPaths({ hits, next: encodeCursor(offset + index) }, filters, options.osPaths !== false);
         const result = await this.#accept(batch[index]!, filters);
         if (result !== null) hits.push(result);
       }
       offset += batch.length;
-      if (batch.length < want) return { hits };
+      if (batch.length < want) return this.#osPaths({ hits }, filters, options.osPaths !== false);
     }
   }
 
@@ -177,6 +203,78 @@ export class SearchService {
     return filters;
   }
 
+  /**
+   * Semantic or hybrid: each ranking to a fixed depth (so pages of one query agree), fused, then
+   * cut into the page. The scopes are in both rankings' queries; each hit is still checked again
+   * as keyword hits are.
+   */
+  async #ranked(text: string, mode: Exclude<SearchMode, 'keyword'>, filters: ReadonlyMap<string, HostFilter>, start: number, limit: number, osPaths: boolean): Promise<SearchPage> {
+    if (typeof text !== 'string' || text.trim() === '') throw new InvalidArgumentError('The search query is empty.', { details: { argument: 'query' } });
+    const depth = Math.min(MAX_RANKED_DEPTH, Math.ceil((start + limit + 1) / 100) * 100);
+    const byNetwork = new Map<string, HostSearchScope[]>();
+    for (const filter of filters.values()) byNetwork.set(filter.record.network, [...(byNetwork.get(filter.record.network) ?? []), filter.scope]);
+    const index: IndexCoverage[] = [];
+    const semantic = new Map<string, SemanticCandidate>();
+    const rankings: string[][] = [];
+    for (const [network, scopes] of [...byNetwork].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const ranking = await semanticRanking({ store: this.#o.store, embedderOf: (host) => this.#o.kinds.embedder(host), network, text, scopes, depth });
+      index.push(ranking.coverage);
+      const keys = ranking.candidates.map((candidate) => entryKey({ network: candidate.network, host: candidate.host }, candidate.path));
+      ranking.candidates.forEach((candidate, at) => semantic.set(keys[at]!, candidate));
+      rankings.push(keys);
+    }
+    const keyword = new Map<string, SearchHit>();
+    if (mode === 'hybrid') {
+      const scopes = [...filters.values()].map((filter) => filter.scope);
+      const keys: string[] = [];
+      try {
+        while (scopes.length > 0 && keys.length < depth) {
+          const batch = await this.#o.catalog.search(text, { scopes, limit: MAX_SEARCH_LIMIT, offset: keys.length });
+          for (const hit of batch) {
+            const key = entryKey(hit.host, hit.path);
+            keyword.set(key, hit);
+            keys.push(key);
+          }
+          if (batch.length < MAX_SEARCH_LIMIT) break;
+        }
+      } catch (error) {
+        // A question with no searchable term (only punctuation, say) still has its meaning.
+        if (!isConnectorError(error) || error.code !== 'invalid_argument') throw error;
+      }
+      rankings.push(keys);
+    }
+    const scores = mode === 'hybrid' ? fuse(rankings) : new Map([...semantic].map(([key, candidate]) => [key, candidate.score]));
+    const order = [...scores].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+    const hits: SearchResult[] = [];
+    for (let at = start; at < order.length; at++) {
+      if (hits.length === limit) return this.#osPaths({ hits, next: encodeCursor(at), index }, filters, osPaths);
+      const [key, score] = order[at]!;
+      const result = await this.#acceptRanked(keyword.get(key), semantic.get(key), score, filters);
+      if (result !== null) hits.push(result);
+    }
+    return this.#osPaths({ hits, index }, filters, osPaths);
+  }
+
+  /** A fused hit, checked as #accept checks, with its passage sliced from the catalog's current text. */
+  async #acceptRanked(keyword: SearchHit | undefined, semantic: SemanticCandidate | undefined, score: number, filters: ReadonlyMap<string, HostFilter>): Promise<SearchResult | null> {
+    const ref = keyword?.host ?? { network: semantic!.network, host: semantic!.host };
+    const path = keyword?.path ?? semantic!.path;
+    const base = await this.#accept({ entryId: keyword?.entryId ?? semantic!.entryId, host: ref, path, score, snippet: keyword?.snippet ?? '', highlights: keyword?.highlights ?? [] }, filters);
+    if (base === null || semantic === undefined) return base === null ? null : { ...base, matched: ['keyword'] };
+    const hostId = filters.get(refKey(ref))!.record.id;
+    const stored = await this.#o.store.catalog.getEntry(hostId, path);
+    // A vector of other content than the catalog's now is never served (the store's invariants make this not happen).
+    if (stored === null || stored.contentKey !== semantic.contentKey || stored.contentState !== 'indexed') return keyword === undefined ? null : { ...base, matched: ['keyword'] };
+    const text = (await this.#o.store.catalog.contentText(hostId, path)) ?? '';
+    const passage = { start: semantic.span.start, end: semantic.span.end, text: text.slice(semantic.span.start, semantic.span.end) };
+    return {
+      ...base,
+      snippet: keyword === undefined ? shorten(passage.text) : base.snippet,
+      matched: keyword === undefined ? ['semantic'] : ['keyword', 'semantic'],
+      passage,
+    };
+  }
+
   async #accept(hit: SearchHit, filters: ReadonlyMap<string, HostFilter>): Promise<SearchResult | null> {
     const filter = filters.get(refKey(hit.host));
     if (filter === undefined) return null;
@@ -200,7 +298,24 @@ export class SearchService {
       size: entry.size,
       mtime: entry.mtime,
       mime: entry.mime,
+      etag: entry.etag,
+      matched: ['keyword'],
+      passage: null,
+      osPath: null,
+      osPathError: NOT_RESOLVED,
     };
+  }
+
+  /** The page's OS paths, asked of the hosts at once (a slow host costs the page one timeout, not one per hit). */
+  async #osPaths(page: SearchPage, filters: ReadonlyMap<string, HostFilter>, wanted: boolean): Promise<SearchPage> {
+    if (!wanted) return page;
+    const hits = await Promise.all(
+      page.hits.map(async (hit) => {
+        const record = filters.get(refKey(hit))!.record;
+        return { ...hit, ...(await resolveOsPath(this.#o.kinds, record, addressFromHostPath(hit.path, { network: hit.network, host: hit.host }))) };
+      }),
+    );
+    return { ...page, hits };
   }
 }
 
@@ -250,6 +365,18 @@ function readablePaths(tree: PermissionTree): ReadablePaths {
 
 function refKey(ref: HostRef): string {
   return `${ref.network}/${ref.host}`;
+}
+
+const NOT_RESOLVED = Object.freeze({ code: 'not_requested', message: 'OS paths were not asked for.' });
+
+function entryKey(ref: HostRef, path: string): string {
+  return `${ref.network}/${ref.host}\u0000${path}`;
+}
+
+/** A passage as a snippet: its first 300 characters, whitespace folded. */
+function shorten(text: string): string {
+  const folded = text.replace(/\s+/g, ' ').trim();
+  return folded.length <= 300 ? folded : `${folded.slice(0, 299)}…`;
 }
 
 function encodeCursor(offset: number): string {

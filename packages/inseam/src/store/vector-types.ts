@@ -21,6 +21,7 @@
  * one query. Vectors must be finite and not all zero (`invalid_argument`).
  */
 import type { HostRef } from './refs.js';
+import type { HostSearchScope } from './search-scope.js';
 
 /**
  * - `pending`: to be embedded (its content changed since, or it never was for this model);
@@ -156,6 +157,12 @@ export interface VectorQuery {
   readonly hostIds?: readonly number[];
   /** Only these catalog entries (ids). */
   readonly entryIds?: readonly number[];
+  /**
+   * Only entries within one of these scopes (host, readable paths, dimension condition), applied
+   * inside the query before the k are cut, as keyword search applies them (search-scope.ts).
+   * An empty list matches nothing.
+   */
+  readonly scopes?: readonly HostSearchScope[];
 }
 
 export interface VectorHit {

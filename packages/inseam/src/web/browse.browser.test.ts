@@ -164,9 +164,11 @@ describe('search', () => {
     const watched = await open();
     const { page } = watched;
     const box = page.getByLabel('Search files');
+    expect(await page.getByLabel('Search mode').inputValue()).toBe('hybrid');
+    await page.getByLabel('Search mode').selectOption('keyword');
     await box.fill('harbour');
     await box.press('Enter');
-    await page.waitForURL(/#\/browse\?q=harbour$/);
+    await page.waitForURL(/#\/browse\?q=harbour&mode=keyword$/);
     const results = page.getByRole('region', { name: 'Search results' });
     await eventually(() => results.locator('.hit').count()).toBe(1);
     expect(await results.getByRole('heading', { level: 2 }).textContent()).toBe('Results for “harbour”');
@@ -177,6 +179,30 @@ describe('search', () => {
     await eventually(() => page.locator('article.entry').getAttribute('data-address')).toBe('inseam://home/files/docs/plan.md');
 
     await box.fill('"no such words anywhere"');
+    await box.press('Enter');
+    await eventually(() => page.locator('.detail-pane .empty-title').textContent()).toBe('Nothing matches');
+    expectClean(watched);
+  }, BROWSER_TEST_MS);
+
+  it('finds by meaning what no word matches, with the passage and the OS path', async () => {
+    // What `inseam up` does in the background after the crawl, waited for here.
+    await server.platform.vectors.request('home');
+    const watched = await open();
+    const { page } = watched;
+    const box = page.getByLabel('Search files');
+    await page.getByLabel('Search mode').selectOption('semantic');
+    await box.fill('boat harbor equipment');
+    await box.press('Enter');
+    await page.waitForURL(/#\/browse\?q=boat\+harbor\+equipment&mode=semantic$/);
+    const results = page.getByRole('region', { name: 'Search results' });
+    await eventually(async () => (await results.locator('.hit-link').allTextContents())[0]).toBe('files://docs/plan.md');
+    const first = results.locator('.hit').first();
+    expect(await first.locator('.snippet').textContent()).toContain('Ship the harbour crane on Tuesday.');
+    expect(await first.textContent()).toContain('by meaning');
+    expect(await first.locator('.os-path code').textContent()).toBe(`${server.folder}/docs/plan.md`);
+    await screenshot(page, 'search-by-meaning');
+    // The same question by exact words finds nothing.
+    await page.getByLabel('Search mode').selectOption('keyword');
     await box.press('Enter');
     await eventually(() => page.locator('.detail-pane .empty-title').textContent()).toBe('Nothing matches');
     expectClean(watched);

@@ -122,13 +122,22 @@ export function browseView(ctx, params) {
   const { api, session, toast, navigate } = ctx;
   const tree = h('ul', { class: 'tree', role: 'tree', 'aria-label': 'Hosts and files' });
   const detail = h('div', { class: 'detail-pane', 'aria-live': 'polite' });
-  const searchInput = h('input', { id: 'search', type: 'search', name: 'q', placeholder: 'Search synced content — words, "phrases", prefix*', autocomplete: 'off', spellcheck: 'false' });
+  const searchInput = h('input', { id: 'search', type: 'search', name: 'q', placeholder: 'Search synced content — words or a question', autocomplete: 'off', spellcheck: 'false' });
+  // By words (every term must match), by meaning (the network's embedder), or both fused: the default.
+  const modeSelect = h(
+    'select',
+    { id: 'search-mode', name: 'mode', 'aria-label': 'Search mode' },
+    h('option', { value: 'hybrid', text: 'Words and meaning' }),
+    h('option', { value: 'semantic', text: 'Meaning' }),
+    h('option', { value: 'keyword', text: 'Exact words' }),
+  );
   const searchForm = h(
     'form',
     { class: 'search', role: 'search' },
     h('label', { for: 'search', class: 'sr-only', text: 'Search files' }),
     icon('search'),
     searchInput,
+    modeSelect,
     h('button', { type: 'submit', class: 'btn btn-secondary' }, h('span', { text: 'Search' })),
   );
   const element = h(
@@ -148,7 +157,7 @@ export function browseView(ctx, params) {
   searchForm.addEventListener('submit', (event) => {
     event.preventDefault();
     const text = searchInput.value.trim();
-    if (text !== '') navigate(`#/browse${query({ q: text })}`);
+    if (text !== '') navigate(`#/browse${query({ q: text, mode: modeSelect.value })}`);
   });
 
   /* ---------------------------------------------------------------- tree */
@@ -553,14 +562,15 @@ export function browseView(ctx, params) {
     );
   }
 
-  async function showSearch(text) {
+  async function showSearch(text, mode) {
     const token = ++generation;
     releaseUrls();
     searchInput.value = text;
+    modeSelect.value = mode;
     replace(detail, h('p', { class: 'muted' }, spinner('Searching'), ` Searching for “${text}”…`));
     let page;
     try {
-      page = await api.get(`/v1/search${query({ q: text, limit: 50 })}`);
+      page = await api.get(`/v1/search${query({ q: text, limit: 50, mode })}`);
     } catch (error) {
       if (token === generation) replace(detail, errorBlock(error, 'The search failed'));
       return;
@@ -572,6 +582,11 @@ export function browseView(ctx, params) {
         'section',
         { class: 'results', 'aria-label': 'Search results' },
         h('header', { class: 'entry-head' }, icon('search'), h('h2', { text: `Results for “${text}”` }), chip(plural(page.hits.length, 'hit'), 'neutral')),
+        ...(page.index ?? [])
+          .filter((coverage) => coverage.pending > 0 || coverage.failed > 0 || coverage.error)
+          .map((coverage) =>
+            h('p', { class: 'muted small index-coverage' }, coverage.error ? `Search by meaning is unavailable: ${coverage.error.message}` : `Not searched by meaning yet: ${coverage.pending} pending, ${coverage.failed} failed.`),
+          ),
         page.hits.length === 0
           ? emptyState('Nothing matches', 'Search covers the content inseam has synced; a host crawls before its files are found.')
           : h(
@@ -583,7 +598,13 @@ export function browseView(ctx, params) {
                   { class: 'hit' },
                   h('a', { href: hashOf(hit.host, hit.path), class: 'hit-link' }, icon(isImage(hit.mime) ? 'image' : 'text'), h('span', { class: 'mono', text: `${hit.host}://${hit.path.split('/').map(decodeName).join('/')}` })),
                   h('p', { class: 'snippet' }, snippet(hit.snippet ?? '', hit.highlights)),
-                  h('p', { class: 'muted small' }, [hit.size === null || hit.size === undefined ? null : bytes(hit.size), hit.mtime ? ago(hit.mtime) : null, hit.mime].filter(Boolean).join(' · ')),
+                  hit.passage && hit.highlights.length > 0 ? h('blockquote', { class: 'passage', text: hit.passage.text }) : null,
+                  h('p', { class: 'muted small' }, [hit.size === null || hit.size === undefined ? null : bytes(hit.size), hit.mtime ? ago(hit.mtime) : null, hit.mime, (hit.matched ?? []).includes('semantic') ? 'by meaning' : null].filter(Boolean).join(' · ')),
+                  hit.osPath
+                    ? h('p', { class: 'muted small os-path' }, 'OS path ', h('code', { class: 'mono', text: hit.osPath }))
+                    : hit.osPathError && hit.osPathError.code !== 'not_requested'
+                      ? h('p', { class: 'muted small os-path' }, `No OS path (${hit.osPathError.code})`)
+                      : null,
                 ),
               ),
             ),
@@ -596,7 +617,8 @@ export function browseView(ctx, params) {
   async function show({ rest, query: search }) {
     await ready;
     const text = search.get('q');
-    if (text) return showSearch(text);
+    const mode = ['keyword', 'semantic', 'hybrid'].includes(search.get('mode')) ? search.get('mode') : 'hybrid';
+    if (text) return showSearch(text, mode);
     const [hostSlug = '', ...segments] = rest.split('/');
     const host = decodeURIComponent(hostSlug);
     const path = segments.filter((segment) => segment !== '').join('/');

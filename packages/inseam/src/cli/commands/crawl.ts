@@ -83,7 +83,10 @@ async function crawlOnce(platform: Platform, ref: HostRef, options: CrawlOptions
   const stop = interrupted();
   void stop.signal.then(() => handle.pause());
   try {
-    return await handle.result;
+    const run = await handle.result;
+    // A one-off process: the text it catalogued is embedded before it exits (resumed next time if killed).
+    if (run.state === 'completed') await platform.vectors.request(ref.network);
+    return run;
   } finally {
     stop.cancel();
     view.finish();

@@ -227,8 +227,8 @@ export const fsRoutes: readonly RouteSpec[] = [
     url: '/v1/search',
     operationId: 'search',
     action: 'fs.search',
-    summary: 'Full-text search over the synced content of the caller\'s network',
-    description: 'Words, "quoted phrases" and prefix* terms, all of which must match. Never a hit the caller may not read.',
+    summary: 'Search the synced content of the caller\'s network, by words or by meaning',
+    description: 'mode=keyword (default): words, "quoted phrases" and prefix* terms, all of which must match. mode=semantic: passages nearest in meaning (the network\'s embedder). mode=hybrid: both, fused by reciprocal rank. Filters and permissions apply before ranking; never a hit the caller may not read.',
     tag: TAG,
     querystring: {
       type: 'object',
@@ -238,18 +238,20 @@ export const fsRoutes: readonly RouteSpec[] = [
         where: { type: 'array', items: { type: 'string' }, description: 'Dimension filters such as mime=text/markdown or size>1000 (repeat the parameter).' },
         limit: { type: 'integer', minimum: 1, maximum: 100 },
         cursor: { type: 'string', maxLength: 4096 },
+        mode: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'], description: 'Default keyword.' },
       },
       required: ['q'],
       additionalProperties: false,
     },
     responses: { 200: { description: 'Hits, best first; `next` continues.', schema: searchPage } },
     handler: async (call) => {
-      const q = query<{ q: string; host?: string[]; where?: string[]; limit?: number; cursor?: string }>(call);
+      const q = query<{ q: string; host?: string[]; where?: string[]; limit?: number; cursor?: string; mode?: 'keyword' | 'semantic' | 'hybrid' }>(call);
       return call.services.fs.search(await call.caller(), q.q, {
         ...(q.host === undefined ? {} : { hosts: q.host }),
         ...(q.where === undefined ? {} : { whereText: q.where }),
         ...(q.limit === undefined ? {} : { limit: q.limit }),
         ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+        ...(q.mode === undefined ? {} : { mode: q.mode }),
       });
     },
   },

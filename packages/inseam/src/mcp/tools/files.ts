@@ -225,13 +225,17 @@ const searchInput = z.object({
   where: z.array(z.string().min(1).max(1000)).max(20).optional().describe('Filters on declared dimensions, each dim<op>value (e.g. "mtime>=2024-01-01"); all must hold.'),
   limit: z.number().int().min(1).max(100).optional(),
   cursor: z.string().max(4096).optional().describe('The next of a previous answer.'),
+  mode: z
+    .enum(['keyword', 'semantic', 'hybrid'])
+    .optional()
+    .describe('keyword (default): every term must match. semantic: passages nearest in meaning, for questions in your own words. hybrid: both, fused by rank.'),
 });
 
 const searchTool: HostedTool = {
   name: 'search',
   action: 'fs.search',
   title: 'Search content',
-  description: 'Full-text search over the synced content of this network\'s hosts (offline hosts included); only objects this session may read are returned.',
+  description: 'Search the synced content of this network\'s hosts (offline hosts included) by words (mode keyword, the default) or by meaning (semantic, hybrid); only objects this session may read are returned. Each hit has its address, score, etag, the matching passage, and its OS path or why there is none.',
   inputSchema: searchInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async call(args: z.infer<typeof searchInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
@@ -240,8 +244,15 @@ const searchTool: HostedTool = {
       ...(args.where === undefined ? {} : { whereText: args.where }),
       ...(args.limit === undefined ? {} : { limit: args.limit }),
       ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+      ...(args.mode === undefined ? {} : { mode: args.mode }),
     });
-    const lines = page.hits.map((hit) => `${hit.address}\n  ${hit.snippet.replace(/\s+/g, ' ')}`);
+    const lines = page.hits.map((hit) => {
+      const where = hit.osPath !== null ? `\n  os path: ${hit.osPath}` : hit.osPathError !== undefined && hit.osPathError.code !== 'not_requested' ? `\n  os path: none (${hit.osPathError.code})` : '';
+      return `${hit.address}\n  ${(hit.passage?.text ?? hit.snippet).replace(/\s+/g, ' ').slice(0, 400)}${where}`;
+    });
+    for (const coverage of page.index ?? []) {
+      if (coverage.pending > 0 || coverage.failed > 0) lines.push(`index of ${coverage.network}: ${coverage.pending} pending, ${coverage.failed} failed (not searched by meaning yet)`);
+    }
     if (page.next !== undefined) lines.push(`more: call search again with cursor "${page.next}"`);
     return { content: [{ type: 'text', text: lines.length === 0 ? 'No matches.' : lines.join('\n') }], structuredContent: json(page) };
   },

@@ -270,6 +270,28 @@ export function runVectorConformance(name: string, open: () => Promise<Conforman
         expect(await nearest(v(0, 1, 0), 5, { entryIds: [a], hostIds: [other] })).toEqual([]);
       });
 
+      it('applies search scopes (readable paths, a condition on the entry) before ranking: the k nearest allowed, never fewer', async () => {
+        const other = (await store.hosts.create('home', { slug: 'mail', kind: 'imap' })).id;
+        // The nearest chunks are the refused ones; the allowed ones lie further out.
+        await embed('secret/a.md', [v(1, 0, 0)]);
+        await embed('secret/b.md', [v(0.99, 0.01, 0)]);
+        await embed('notes/far.md', [v(0.2, 0.8, 0)]);
+        await embed('notes/near.md', [v(0.7, 0.3, 0)]);
+        await embed('other/near.txt', [v(0.9, 0.1, 0)]);
+        await embed('m.eml', [v(1, 0, 0)], { host: other });
+        const readable = { default: true, rules: [{ path: 'secret', read: false }] };
+        const scoped = (k: number, where?: Parameters<typeof store.vectors.query>[0]['scopes']) =>
+          store.vectors.query({ model: MODEL, vector: v(1, 0, 0), k, scopes: where ?? [{ hostId, readable: [readable] }] }).then((hits) => hits.map((hit) => hit.path));
+        expect(await scoped(2)).toEqual(['other/near.txt', 'notes/near.md']);
+        expect(await scoped(2, [{ hostId, readable: [readable], where: { field: 'path', type: 'text', op: 'prefix', value: 'notes/' } }])).toEqual(['notes/near.md', 'notes/far.md']);
+        // Two trees must both allow; a tree that allows nothing leaves nothing.
+        expect(await scoped(5, [{ hostId, readable: [readable, { default: false, rules: [{ path: 'notes', read: true }] }] }])).toEqual(['notes/near.md', 'notes/far.md']);
+        expect(await scoped(5, [{ hostId, readable: [{ default: false, rules: [] }] }])).toEqual([]);
+        expect(await scoped(5, [])).toEqual([]);
+        // Scopes of two hosts: each host's own rule.
+        expect(await scoped(2, [{ hostId, readable: [readable] }, { hostId: other, readable: [{ default: true, rules: [] }] }])).toEqual(['m.eml', 'other/near.txt']);
+      });
+
       it('answers the exact top k of many vectors, as a brute-force ranking does', async () => {
         const dimension = 8;
         await store.vectors.ensureModel('random-8d', dimension);

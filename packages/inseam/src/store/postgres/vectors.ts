@@ -29,6 +29,8 @@ import type {
 } from '../vector-types.js';
 import type { Db } from './database.js';
 import { attempt, isUniqueViolation } from './database.js';
+import { scopesSql, type HostSearchScope } from '../search-scope.js';
+import { postgresDialect } from './search-dialect.js';
 import { pgvectorTable, pgvectorTableSql } from './vector-schema.js';
 
 /** Vectors read per round trip of the exact scan: about 400 KB at 100 dimensions. */
@@ -255,9 +257,11 @@ export class PostgresVectorStore implements VectorStore {
       const model = await this.#model(this.#db, query.model);
       const vector = unit(checkVector(query.vector, model.dimension));
       const k = checkK(query.k);
+      if (query.scopes !== undefined && query.scopes.length === 0) return [];
       const hosts = query.hostIds === undefined ? null : [...query.hostIds];
       const entries = query.entryIds === undefined ? null : [...query.entryIds];
-      const best = model.pgvector ? await this.#pgvectorScan(model.id, vector, k, hosts, entries) : await this.#exactScan(model.id, vector, k, hosts, entries);
+      const scope = query.scopes === undefined ? undefined : scopeFilter(query.scopes);
+      const best = model.pgvector ? await this.#pgvectorScan(model.id, vector, k, hosts, entries, scope) : await this.#exactScan(model.id, vector, k, hosts, entries, scope);
       if (best.length === 0) return [];
       const rows = await this.#db.query<HitRow>(
         `SELECT c.id AS chunk_id, c.entry_id, c.host_id, c.span_start, c.span_end, e.path, n.slug AS network, h.slug AS host, v.content_key
@@ -278,7 +282,7 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   /** The k best chunks by an exact scan in pages: memory holds one page and k candidates. */
-  async #exactScan(modelId: number, vector: Float32Array, k: number, hosts: number[] | null, entries: number[] | null): Promise<{ chunkId: number; score: number }[]> {
+  async #exactScan(modelId: number, vector: Float32Array, k: number, hosts: number[] | null, entries: number[] | null, scope?: ScopeFilter): Promise<{ chunkId: number; score: number }[]> {
     const top = new TopK<number>(k);
     const dimension = vector.length;
     const scratch = new Float32Array(dimension);
@@ -286,10 +290,11 @@ export class PostgresVectorStore implements VectorStore {
     let after = 0;
     for (;;) {
       const page = await this.#db.query<{ id: number; embedding: Buffer }>(
-        `SELECT id, embedding FROM vector_chunks
+        `SELECT id, embedding FROM vector_chunks c
          WHERE model_id = $1 AND id > $2 AND ($3::bigint[] IS NULL OR host_id = ANY($3)) AND ($4::bigint[] IS NULL OR entry_id = ANY($4))
+           ${scope === undefined ? '' : scope.sql(5)}
          ORDER BY id LIMIT ${SCAN_PAGE}`,
-        [modelId, after, hosts, entries],
+        [modelId, after, hosts, entries, ...(scope?.params ?? [])],
       );
       for (const row of page) {
         // The bytes of a pg Buffer are not float-aligned: copy them into an aligned scratch first.
@@ -308,13 +313,14 @@ export class PostgresVectorStore implements VectorStore {
       .map(({ score, item }) => ({ chunkId: item, score }));
   }
 
-  async #pgvectorScan(modelId: number, vector: Float32Array, k: number, hosts: number[] | null, entries: number[] | null): Promise<{ chunkId: number; score: number }[]> {
+  async #pgvectorScan(modelId: number, vector: Float32Array, k: number, hosts: number[] | null, entries: number[] | null, scope?: ScopeFilter): Promise<{ chunkId: number; score: number }[]> {
     const rows = await this.#db.query<{ chunk_id: number; score: number }>(
       `SELECT p.chunk_id, 1 - (p.embedding <=> $1::vector) AS score FROM ${pgvectorTable(modelId)} p
        WHERE ($2::bigint[] IS NULL OR p.host_id = ANY($2))
          AND ($3::bigint[] IS NULL OR p.chunk_id IN (SELECT id FROM vector_chunks WHERE model_id = $4 AND entry_id = ANY($3)))
+         ${scope === undefined ? '' : `AND p.chunk_id IN (SELECT c.id FROM vector_chunks c WHERE c.model_id = $4 ${scope.sql(6)})`}
        ORDER BY p.embedding <=> $1::vector, p.chunk_id LIMIT $5`,
-      [pgvectorLiteral(vector), hosts, entries, modelId, k],
+      [pgvectorLiteral(vector), hosts, entries, modelId, k, ...(scope?.params ?? [])],
     );
     return rows.map((row) => ({ chunkId: row.chunk_id, score: Number(row.score) }));
   }
@@ -390,5 +396,26 @@ function toHit(row: HitRow, score: number): VectorHit {
     span: { start: row.span_start, end: row.span_end },
     score,
     contentKey: row.content_key,
+  };
+}
+
+interface ScopeFilter {
+  /** `AND …` on a `vector_chunks c` row, its parameters numbered from `first`. */
+  sql(first: number): string;
+  readonly params: readonly unknown[];
+}
+
+/** The scopes (search-scope.ts) as a condition on a chunk's catalog entry. */
+function scopeFilter(scopes: readonly HostSearchScope[]): ScopeFilter {
+  let params: unknown[] = [];
+  return {
+    sql(first) {
+      params = [];
+      const condition = scopesSql(scopes, postgresDialect(params, first));
+      return `AND EXISTS (SELECT 1 FROM catalog_entries e WHERE e.id = c.entry_id AND ${condition})`;
+    },
+    get params() {
+      return params;
+    },
   };
 }

@@ -25,8 +25,10 @@ import type {
   VectorStore,
   VectorUpsert,
 } from '../vector-types.js';
+import { scopesSql } from '../search-scope.js';
 import { prefixEnd } from './catalog.js';
 import { attempt, type SqliteDatabase } from './database.js';
+import { sqliteDialect } from './search-dialect.js';
 import { dropModelTableSql, modelTable, modelTableSql } from './vector-schema.js';
 
 type Named = Record<string, unknown>;
@@ -220,12 +222,19 @@ export class SqliteVectorStore implements VectorStore {
       const model = this.#model(query.model);
       const vector = checkVector(query.vector, model.dimension);
       const k = checkK(query.k);
+      if (query.scopes !== undefined && query.scopes.length === 0) return [];
       const shape = `${query.hostIds === undefined ? '' : 'h'}${query.entryIds === undefined ? '' : 'e'}`;
-      const statement = this.#query(model.id, shape);
       const params: Named = { vector: vectorBytes(vector), k };
       if (query.hostIds !== undefined) params['hosts'] = JSON.stringify(query.hostIds);
       if (query.entryIds !== undefined) params['entries'] = JSON.stringify(query.entryIds);
-      return (statement.all(params) as HitRow[]).map(toHit);
+      if (query.scopes !== undefined) {
+        // The scopes' SQL differs with their values' shapes, so it is prepared per call (not cached).
+        params['scopeHosts'] = JSON.stringify(query.scopes.map((scope) => scope.hostId));
+        const scoped = `AND host_id IN (SELECT value FROM json_each(@scopeHosts))
+          AND rowid IN (SELECT c.id FROM vector_chunks c JOIN catalog_entries e ON e.id = c.entry_id WHERE c.model_id = ${model.id} AND ${scopesSql(query.scopes, sqliteDialect(params))})`;
+        return (this.#db.prepare(querySql(model.id, shape, scoped)).all(params) as HitRow[]).map(toHit);
+      }
+      return (this.#query(model.id, shape).all(params) as HitRow[]).map(toHit);
     });
   }
 
@@ -254,12 +263,25 @@ export class SqliteVectorStore implements VectorStore {
     const { queries } = this.#statements(modelId);
     let statement = queries.get(shape);
     if (statement === undefined) {
-      const filters = [
-        shape.includes('h') ? 'AND host_id IN (SELECT value FROM json_each(@hosts))' : '',
-        shape.includes('e') ? `AND rowid IN (SELECT id FROM vector_chunks WHERE model_id = ${modelId} AND entry_id IN (SELECT value FROM json_each(@entries)))` : '',
-      ].join(' ');
-      statement = this.#db.prepare(
-        `WITH knn AS MATERIALIZED (SELECT rowid AS chunk_id, distance FROM ${modelTable(modelId)} WHERE embedding MATCH @vector AND k = @k ${filters})
+      statement = this.#db.prepare(querySql(modelId, shape, ''));
+      queries.set(shape, statement);
+    }
+    return statement;
+  }
+}
+
+/**
+ * A KNN over the model's vec0 table, with the filters the shape names and `more` (SQL filters on
+ * its rows). sqlite-vec answers k per partition when several hosts are asked for, so the union is
+ * cut to k again.
+ */
+function querySql(modelId: number, shape: string, more: string): string {
+  const filters = [
+    shape.includes('h') ? 'AND host_id IN (SELECT value FROM json_each(@hosts))' : '',
+    shape.includes('e') ? `AND rowid IN (SELECT id FROM vector_chunks WHERE model_id = ${modelId} AND entry_id IN (SELECT value FROM json_each(@entries)))` : '',
+    more,
+  ].join(' ');
+  return `WITH knn AS MATERIALIZED (SELECT rowid AS chunk_id, distance FROM ${modelTable(modelId)} WHERE embedding MATCH @vector AND k = @k ${filters})
          SELECT knn.chunk_id, knn.distance, c.entry_id, c.host_id, c.span_start, c.span_end, e.path, n.slug AS network, h.slug AS host, v.content_key
          FROM knn
          JOIN vector_chunks c ON c.id = knn.chunk_id
@@ -267,12 +289,7 @@ export class SqliteVectorStore implements VectorStore {
          JOIN catalog_entries e ON e.id = c.entry_id
          JOIN hosts h ON h.id = c.host_id
          JOIN networks n ON n.id = h.network_id
-         ORDER BY knn.distance, knn.chunk_id`,
-      );
-      queries.set(shape, statement);
-    }
-    return statement;
-  }
+         ORDER BY knn.distance, knn.chunk_id LIMIT @k`;
 }
 
 interface HitRow {
