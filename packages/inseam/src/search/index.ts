@@ -1,5 +1,4 @@
 export { SearchService, MAX_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT } from './search.js';
 export type { SearchOptions, SearchResult, SearchPage, SearchServiceOptions } from './search.js';
 export { parseWhere, typeWhere } from './where.js';
-export { SEARCH_MODES, RRF_K, fuse } from './semantic.js';
 export type { SearchMode, IndexCoverage } from './semantic.js';
