@@ -18,6 +18,7 @@ import { fingerprintOf, judgeHostKey } from './host-key.js';
 import { newSshClient } from './ssh.js';
 import type { ExecChannel, SftpSession, SshClient } from './ssh.js';
 import type { MachineConfig } from './config.js';
+import { guardSession } from './session-guard.js';
 import { sftpCall } from './sftp-call.js';
 
 export interface MachineSecret {
@@ -33,6 +34,8 @@ export type ConnectionState = 'connecting' | 'ready' | 'down';
 interface Live {
   readonly client: SshClient;
   readonly sftp: SftpSession;
+  /** Answers the session's waiting requests with a connection error once the link is gone. */
+  readonly endSession: () => void;
   /** The root's real path on the machine. */
   readonly rootPath: string;
   /** The login's home, for relative state folders. */
@@ -105,7 +108,12 @@ export class MachineConnection {
   async exec(command: string): Promise<ExecChannel> {
     const live = await this.open();
     return new Promise((resolve, reject) => {
-      live.client.exec(command, (error, channel) => (error === undefined || error === null ? resolve(channel) : reject(this.#lost(live))));
+      try {
+        live.client.exec(command, (error, channel) => (error === undefined || error === null ? resolve(channel) : reject(this.#lost(live))));
+      } catch {
+        // ssh2 throws "Not connected" when the socket closed before it told us.
+        reject(this.#lost(live));
+      }
     });
   }
 
@@ -133,6 +141,7 @@ export class MachineConnection {
     if (this.#live === live) {
       this.#live = undefined;
       live.client.destroy();
+      live.endSession();
       this.#markDown(failure('disconnected'));
     }
     return unavailable(this.#failure ?? failure('disconnected'));
@@ -168,6 +177,7 @@ export class MachineConnection {
     this.#failure = undefined;
     this.#backoff = this.config.reconnectMs;
     const onGone = (): void => {
+      live.endSession();
       if (this.#live !== live) return;
       this.#live = undefined;
       this.#markDown(failure('disconnected'));
@@ -222,10 +232,11 @@ export class MachineConnection {
       }
     });
     try {
-      const sftp = await new Promise<SftpSession>((resolve, reject) => client.sftp((error, session) => (error ? reject(error) : resolve(session))));
+      const raw = await new Promise<SftpSession>((resolve, reject) => client.sftp((error, session) => (error ? reject(error) : resolve(session))));
+      const { session: sftp, fail: endSession } = guardSession(raw);
       const home = await sftpCall<string>((done) => sftp.realpath('.', done));
       const rootPath = await this.#checkRoot(sftp);
-      return { client, sftp, rootPath, home };
+      return { client, sftp, endSession, rootPath, home };
     } catch (error) {
       client.end();
       throw (error as { failure?: unknown }).failure === undefined ? Object.assign(new Error('sftp'), { failure: failure('sftp_unavailable') }) : error;

@@ -119,6 +119,24 @@ describe('sshd stopped mid-crawl', () => {
   });
 });
 
+describe('a request on a connection that has already dropped', () => {
+  // ssh2 files a request made after its channel closed as sent and never answers it; a walk that
+  // resumes after the drop issued exactly such a request and waited forever (CI, 2026-12-02).
+  test('a walk resumed after the drop fails as unavailable instead of waiting forever', { timeout: 20_000 }, async () => {
+    const port = machinePort(sshd);
+    try {
+      const walk = port.walk('box://')[Symbol.asyncIterator]();
+      expect((await walk.next()).value).toMatchObject({ uri: 'box://d00', type: 'directory' });
+      await sshd.stop();
+      await until(() => port.connection.state === 'down');
+      await expect(walk.next()).rejects.toMatchObject({ code: 'unavailable', details: { reason: 'runtime_offline' } });
+    } finally {
+      port.dispose();
+      await sshd.start();
+    }
+  });
+});
+
 describe('coordinates', () => {
   test("resolveOsUri is the machine's own real path, never an invented one", async () => {
     const port = machinePort(sshd);
