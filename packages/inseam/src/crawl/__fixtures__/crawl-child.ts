@@ -1,12 +1,13 @@
 /**
- * A crawler process for the kill test: crawls a SyntheticHost into the SQLite file named on the
- * command line, resuming whatever an earlier (killed) process left. Prints `ready` once loaded and
- * `done <state>` when the run ends.
+ * A crawler process for the kill test: crawls a SyntheticHost into the store named on the command
+ * line (a SQLite file, or a postgres:// URL), resuming whatever an earlier (killed) process left.
+ * Prints `ready` once loaded and `done <state>` when the run ends.
  *
- * Usage: crawl-child.ts <db> <count> <pageSize> <batchSize> <pageDelayMs>
+ * Usage: crawl-child.ts <db path | postgres URL> <count> <pageSize> <batchSize> <pageDelayMs>
  */
 import { hasErrorCode } from '@neuralis/package-system/contracts';
-import { SqliteStore } from '../../store/index.js';
+import { PostgresStore, SqliteStore } from '../../store/index.js';
+import { isPostgresUrl } from '../../store/postgres/url.js';
 import { Crawler } from '../index.js';
 import { SyntheticHost, memoryDescription } from './hosts.js';
 import { KILL_TEST_SCOPE } from './kill-scope.js';
@@ -22,7 +23,7 @@ async function ignoreExisting(work: () => Promise<unknown>): Promise<void> {
   }
 }
 
-const store = SqliteStore.open({ path: path! });
+const store = isPostgresUrl(path!) ? await PostgresStore.open({ url: path! }) : SqliteStore.open({ path: path! });
 await ignoreExisting(() => store.networks.create({ slug: 'home' }));
 await ignoreExisting(() => store.hosts.create('home', { slug: 'synthetic', kind: 'memory' }));
 const connector = new SyntheticHost({ count: Number(count), pageSize: Number(pageSize), pageDelayMs: Number(pageDelayMs) });
