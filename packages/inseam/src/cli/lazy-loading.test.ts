@@ -1,6 +1,6 @@
 /**
  * Each command loads only what it uses: `inseam --version` loads nothing but the entry point,
- * `--help` only commander and the command definitions, and `ls`/`stat`/`cat` on the embedded
+ * `--help` only commander and the command definitions, and `ls`/`stat`/`cat`/`tree` on the embedded
  * store neither the HTTP server, the queue, PostgreSQL, the MCP SDK nor the sandbox. The child
  * runs the sources through the TypeScript hooks plus a hook that records every module it loads
  * (__fixtures__/import-trace.mjs); the test asserts on that list, never on time.
@@ -130,7 +130,7 @@ describe('what a command loads', () => {
     for (const name of ['up', 'ls', 'stat', 'cat', 'crawl', 'search', 'host', 'token', 'mcp', 'worker']) expect(top.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 
-  it('ls, stat and cat on the embedded store answer without the server, the queue, PostgreSQL, MCP or the sandbox', async () => {
+  it('ls, stat, cat and tree on the embedded store answer without the server, the queue, PostgreSQL, MCP or the sandbox', async () => {
     const ls = await traced(['--data', dataDir, 'ls', '--json', 'inseam://home/files/']);
     expect(ls.code, ls.stderr).toBe(0);
     expect((JSON.parse(ls.stdout) as { name: string }[]).map((entry) => entry.name).sort()).toEqual(['a.txt', 'docs']);
@@ -145,5 +145,11 @@ describe('what a command loads', () => {
     expect(cat.code, cat.stderr).toBe(0);
     expect(cat.stdout).toBe('alpha\n');
     expectNoServer(cat);
+
+    // The walking commands load the filesystem service, and still nothing of the server's.
+    const tree = await traced(['--data', dataDir, 'tree', 'files://']);
+    expect(tree.code, tree.stderr).toBe(0);
+    expect(tree.stdout).toContain('└── docs/\n    └── b.md\n');
+    expectNoServer(tree);
   });
 });
