@@ -130,7 +130,7 @@ describe('what a command loads', () => {
     for (const name of ['up', 'ls', 'stat', 'cat', 'crawl', 'search', 'host', 'token', 'mcp', 'worker']) expect(top.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 
-  it('ls, stat, cat and tree on the embedded store answer without the server, the queue, PostgreSQL, MCP or the sandbox', async () => {
+  it('ls, stat and cat on the embedded store answer without the server, the queue, PostgreSQL, MCP or the sandbox', async () => {
     const ls = await traced(['--data', dataDir, 'ls', '--json', 'inseam://home/files/']);
     expect(ls.code, ls.stderr).toBe(0);
     expect((JSON.parse(ls.stdout) as { name: string }[]).map((entry) => entry.name).sort()).toEqual(['a.txt', 'docs']);
@@ -145,11 +145,12 @@ describe('what a command loads', () => {
     expect(cat.code, cat.stderr).toBe(0);
     expect(cat.stdout).toBe('alpha\n');
     expectNoServer(cat);
+  });
 
-    // The walking commands load the filesystem service, and still nothing of the server's.
+  it('tree, which walks through the filesystem service, loads nothing of the server either', async () => {
     const tree = await traced(['--data', dataDir, 'tree', 'files://']);
     expect(tree.code, tree.stderr).toBe(0);
     expect(tree.stdout).toContain('└── docs/\n    └── b.md\n');
     expectNoServer(tree);
-  });
+  }, 60_000);
 });

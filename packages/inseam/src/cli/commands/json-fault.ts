@@ -42,7 +42,7 @@ function scan(text: string): Fault | null {
     at += 1;
     for (;;) {
       const c = text[at];
-      if (c === undefined) fail('the text ends inside a string (a closing " is missing)');
+      if (c === undefined) return fail('the text ends inside a string (a closing " is missing)');
       if (c === '"') {
         at += 1;
         return;

@@ -111,7 +111,7 @@ describe('summaries and host show', () => {
   it('host show says the permissions and sync in force and how the last sync went', async () => {
     const shown = await run('host', 'show', 'home/notes');
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain("permissions:  read, no write, no exec (its kind's default)\n");
+    expect(shown.stdout).toContain('permissions:  read, no write, no exec (its own)\n');
     expect(shown.stdout).toContain('sync:         manual: only when asked (`inseam crawl`)\n');
     expect(shown.stdout).toMatch(/\nlast sync: +\d{4}-\d\d-\d\dT\S+Z, full, completed: \+\d+ ~0 -0 \(\d+ entries\)\n/);
 
