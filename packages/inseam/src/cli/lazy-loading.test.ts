@@ -1,6 +1,6 @@
 /**
  * Each command loads only what it uses: `inseam --version` loads nothing but the entry point,
- * `--help` only commander and the command definitions, and `ls`/`stat`/`cat` on the embedded
+ * `--help` only commander and the command definitions, and `ls`/`stat`/`cat`/`tree` on the embedded
  * store neither the HTTP server, the queue, PostgreSQL, the MCP SDK nor the sandbox. The child
  * runs the sources through the TypeScript hooks plus a hook that records every module it loads
  * (__fixtures__/import-trace.mjs); the test asserts on that list, never on time.
@@ -146,4 +146,11 @@ describe('what a command loads', () => {
     expect(cat.stdout).toBe('alpha\n');
     expectNoServer(cat);
   });
+
+  it('tree, which walks through the filesystem service, loads nothing of the server either', async () => {
+    const tree = await traced(['--data', dataDir, 'tree', 'files://']);
+    expect(tree.code, tree.stderr).toBe(0);
+    expect(tree.stdout).toContain('└── docs/\n    └── b.md\n');
+    expectNoServer(tree);
+  }, 60_000);
 });

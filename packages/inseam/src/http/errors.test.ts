@@ -34,6 +34,17 @@ describe('error statuses', () => {
     expect(renderError(new RateLimitedError('slow down'), 'r').headers).toEqual({ 'retry-after': '5' });
   });
 
+  it('a value refused by a schema pattern is named without the regular expression', () => {
+    // The shape Fastify gives a request that fails its Ajv schema (GET /v1/connectors/:sha with a bad sha).
+    const refused = Object.assign(new Error('params/sha must match pattern "^[0-9a-fA-F]+$"'), {
+      validation: [{ keyword: 'pattern', instancePath: '/sha', schemaPath: '#/properties/sha/pattern', params: { pattern: '^[0-9a-fA-F]+$' }, message: 'must match pattern "^[0-9a-fA-F]+$"' }],
+      validationContext: 'params',
+    });
+    const rendered = renderError(refused, 'r');
+    expect(rendered).toMatchObject({ status: 400, body: { error: { code: 'invalid_argument', message: 'params.sha is not in the form it takes; see its description in /v1/openapi.json.', details: { argument: 'params.sha' } } } });
+    expect(JSON.stringify(rendered.body)).not.toMatch(/pattern|\^|\[0-9/);
+  });
+
   it('never puts an untyped error\'s message on the wire', () => {
     const rendered = renderError(new Error('EACCES: open /etc/shadow with secret s3cr3t'), 'req-9');
     expect(rendered.status).toBe(500);

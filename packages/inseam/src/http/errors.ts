@@ -110,7 +110,10 @@ export function renderError(error: unknown, requestId: string): Rendered {
     const message =
       typeof extra === 'string'
         ? `${where} has an unknown field "${extra}"; check its spelling against the OpenAPI description (/v1/openapi.json).`
-        : `${where} ${first?.message ?? 'is invalid'}.`;
+        : first?.keyword === 'pattern'
+          ? // Ajv's message shows the regular expression; the OpenAPI description says the form in words.
+            `${where} is not in the form it takes; see its description in /v1/openapi.json.`
+          : `${where} ${first?.message ?? 'is invalid'}.`;
     return { status: 400, body: body('invalid_argument', message, { argument }), headers: {}, unexpected: false };
   }
   if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500 && typeof fastify.code === 'string' && fastify.code.startsWith('FST_')) {

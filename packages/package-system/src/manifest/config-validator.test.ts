@@ -72,9 +72,28 @@ describe('compileConfigValidator', () => {
     expect(error.details['expected']).toEqual([
       'region: one of "eu", "us"',
       'auth.user: a string',
-      'limit: an integer >= 1 or a string matching /^\\d+$/',
+      'limit: an integer >= 1 or a string of digits only',
       'tags[1]: a string',
     ]);
+  });
+
+  it('says what a pattern asks for in words, never its regular expression', () => {
+    const validate = compileConfigValidator({
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        root: { type: 'string', minLength: 1, pattern: '^/' },
+        endpoint: { type: 'string', pattern: '^https?://' },
+        code: { type: 'string', pattern: '^[A-Z]{2}$', description: 'Two capital letters, e.g. DE.' },
+        tag: { type: 'string', pattern: '^t-[0-9]+$' },
+      },
+    });
+    const error = configErrorOf(() => validate({ root: 'relative/path', endpoint: 'ftp://x', code: 'de', tag: 'x' }));
+    expect(error.message).toContain('field "root" must be an absolute path (expected a string at least 1 character long, starting with /)');
+    expect(error.message).toContain('field "endpoint" must be an http or https URL (expected a string starting with http:// or https://)');
+    expect(error.message).toContain('field "code" is not in the form the field takes (expected a string in the form described as: Two capital letters, e.g. DE)');
+    expect(error.message).toContain('field "tag" is not in the form the field takes (expected a string in the form the kind defines)');
+    expect(JSON.stringify({ message: error.message, details: error.details })).not.toMatch(/pattern|\^|\$"|\[A-Z\]|\[0-9\]/);
   });
 
   it('decision: schema defaults are filled into the returned copy', () => {

@@ -92,12 +92,38 @@ function describeError(error: ErrorObject, config: unknown): FieldProblem {
         expected: declared.length === 0 ? 'no extra fields' : `only the declared fields ${declared.join(', ')}`,
       };
     }
+    case 'pattern': {
+      const known = KNOWN_PATTERNS[String((error.params as { pattern?: unknown }).pattern)];
+      return { field: base || ROOT_FIELD, problem: known === undefined ? 'is not in the form the field takes' : `must be ${known.noun}`, expected: describeSchema(parent) };
+    }
     default:
       return { field: base || ROOT_FIELD, problem: error.message ?? 'is not valid', expected: describeSchema(parent) };
   }
 }
 
-/** A short description of what a schema accepts, for `expected`; built from the schema only, never the data. */
+/**
+ * The patterns config schemas use most, in words: a message says what a value must be, never the
+ * regular expression (which reads as noise to a person). Any other pattern is described by the
+ * field's own description, else as a form the kind defines.
+ */
+const KNOWN_PATTERNS: Readonly<Record<string, { readonly noun: string; readonly form: string }>> = {
+  '^/': { noun: 'an absolute path', form: 'starting with /' },
+  '^https?://': { noun: 'an http or https URL', form: 'starting with http:// or https://' },
+  '^[0-9a-f]{32}$': { noun: '32 hexadecimal digits', form: 'of 32 lowercase hexadecimal digits' },
+  '^\\d+$': { noun: 'digits only', form: 'of digits only' },
+};
+
+function patternForm(schema: Record<string, unknown>): string {
+  const known = KNOWN_PATTERNS[String(own(schema, 'pattern'))];
+  if (known !== undefined) return known.form;
+  const description = own(schema, 'description');
+  return typeof description === 'string' && description !== '' ? `in the form described as: ${description.replace(/\.$/, '')}` : 'in the form the kind defines';
+}
+
+/**
+ * A short description of what a schema accepts, for `expected`; built from the schema only, never
+ * the data, and never showing a pattern's regular expression.
+ */
 export function describeSchema(schema: unknown): string {
   if (schema === undefined || schema === true) return 'any value';
   if (schema === false) return 'no value (the field must be absent)';
@@ -126,7 +152,7 @@ function describeType(type: string, schema: Record<string, unknown>): string {
       noun = 'a string';
       add('minLength', (n) => `at least ${String(n)} character${n === 1 ? '' : 's'} long`);
       add('maxLength', (n) => `at most ${String(n)} character${n === 1 ? '' : 's'} long`);
-      add('pattern', (p) => `matching /${String(p)}/`);
+      add('pattern', () => patternForm(schema));
       break;
     case 'number':
     case 'integer':

@@ -25,7 +25,7 @@ import type { TrialPhase } from '../../trial/index.js';
 import { EXIT, type CliIo } from '../io.js';
 import { scaffoldConnector } from './connector-scaffold.js';
 import { progressView } from './progress.js';
-import { collect, defaultNetwork, formatBytes, formatTable, printJson, readCredentials, readJsonObject, withPlatform } from './support.js';
+import { collect, defaultNetwork, formatBytes, formatCount, formatTable, printJson, readCredentials, readJsonObject, withPlatform } from './support.js';
 import { localUser } from './token.js';
 import { labelOf, readModule } from './trial.js';
 
@@ -253,7 +253,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
         }
         const progress = progressOf(run);
         if (options.json === true) printJson(io, { host, crawl: progress });
-        else io.stdout.write(`First crawl of ${host.network}/${host.slug}: ${progress.entries} entries, ${progress.indexed} indexed — ${progress.state}${progress.error === null ? '' : `: ${progress.error.message}`}.\n`);
+        else io.stdout.write(`First crawl of ${host.network}/${host.slug}: ${formatCount(progress.entries)} entries, ${formatCount(progress.indexed)} indexed — ${progress.state}${progress.error === null ? '' : `: ${progress.error.message}`}.\n`);
         process.exitCode = run.state === 'completed' ? EXIT.ok : EXIT.no;
       });
     });

@@ -15,6 +15,7 @@ import { addressFromSourceUri, addressToSourceUri, formatAddress, type Address }
 import type { Platform } from '../../platform/index.js';
 import type { HostRecord } from '../../store/index.js';
 import type { CliIo } from '../io.js';
+import { listRecursive } from './listing.js';
 import { copyToOutput } from './output.js';
 import { formatBytes, resolveAddress, write, withPlatform } from './support.js';
 
@@ -22,6 +23,7 @@ interface FileOptions {
   readonly network?: string;
   readonly json?: boolean;
   readonly names?: boolean;
+  readonly recursive?: boolean;
 }
 
 interface Located {
@@ -90,8 +92,10 @@ export function registerFilesCommand(program: Command, io: CliIo): void {
     .option('--network <slug>', 'the network a short address is read in')
     .option('--json', 'print the entries as a JSON array')
     .option('--names', 'names and types only: no size or time, and no stat per entry (faster on large folders)')
+    .option('-R, --recursive', 'every folder below too, depth first, paths relative to the folder (with --json: like rclone lsjson -R)')
     .action(async (text: string, options: FileOptions, command: Command) => {
       await withPlatform(command, io, async (platform) => {
+        if (options.recursive === true) return listRecursive(platform, text, options, io);
         const located = await locate(platform, text, options, io);
         const permissions = platform.kinds.permissionsOf(located.record);
         const detail = options.names === true ? { detail: 'names' as const } : {};

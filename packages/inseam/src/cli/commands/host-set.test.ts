@@ -32,7 +32,7 @@ describe('inseam host add and set', () => {
     expect((await run('network', 'init', 'home')).code).toBe(0);
     expect((await run('host', 'add', 'home/notes', '--kind', 'fs', '--config', JSON.stringify({ root: join(files, 'a') }))).code).toBe(0);
     expect((await show())['sync']).toEqual({ trigger: 'auto' });
-    expect((await run('host', 'show', 'home/notes')).stdout).toContain('sync:         auto, every PT15M (the default)\n');
+    expect((await run('host', 'show', 'home/notes')).stdout).toContain('sync:         auto: every PT15M, and at each change (it watches)\n');
     const hand = await run('host', 'add', 'home/hand', '--kind', 'fs', '--config', JSON.stringify({ root: join(files, 'b') }), '--sync-mode', 'manual', '--json');
     expect(JSON.parse(hand.stdout).sync).toEqual({ trigger: 'manual' });
     const missing = await run('host', 'add', 'home/gone', '--kind', 'fs', '--config', JSON.stringify({ root: join(files, 'nope') }));

@@ -21,7 +21,9 @@ import type { Scope } from '@inseam/connector';
 import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
 import type { SyncRecord } from '../../store/index.js';
 import type { CliIo } from '../io.js';
-import { collect, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
+import { describeLastSync, describePermissions, describeSync, effectiveHost, type EffectiveHost } from './host-effective.js';
+import { unknownKind } from './kind-suggestion.js';
+import { collect, defaultNetwork, formatCount, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
 
 interface AddOptions {
   readonly kind?: string;
@@ -121,13 +123,13 @@ export function describeSyncs(syncs: readonly SyncRecord[]): string {
     `${(sync.elapsedMs / 1000).toFixed(1)}s`,
     sync.mode,
     sync.state,
-    `+${sync.added} ~${sync.changed} -${sync.removed}${sync.moved > 0 ? ` >${sync.moved}` : ''}`,
-    sync.error === null ? (sync.errors > 0 ? `${sync.errors} entries failed` : '') : `${sync.error.message} [${sync.error.code}]`,
+    `+${formatCount(sync.added)} ~${formatCount(sync.changed)} -${formatCount(sync.removed)}${sync.moved > 0 ? ` >${formatCount(sync.moved)}` : ''}`,
+    sync.error === null ? (sync.errors > 0 ? `${formatCount(sync.errors)} entries failed` : '') : `${sync.error.message} [${sync.error.code}]`,
   ]);
   return `last syncs:\n${formatTable([['STARTED', 'TOOK', 'MODE', 'STATE', 'ADDED ~CHANGED -REMOVED', 'ERRORS'], ...rows])}`;
 }
 
-function describeHost(host: HostView): string {
+function describeHost(host: HostView, effective: EffectiveHost): string {
   const lines: [string, string][] = [
     ['address', host.address],
     ['kind', host.kindRegistered ? host.kind : `${host.kind} (not registered: its package is not installed)`],
@@ -137,8 +139,9 @@ function describeHost(host: HostView): string {
     ['ownership', host.ownerId === null ? host.ownership : `${host.ownership} ${host.ownerId}`],
     ['config', JSON.stringify(host.config)],
     ['scope', host.scope === null ? '(the kind\'s default)' : JSON.stringify(host.scope)],
-    ['sync', host.sync === null ? 'manual' : host.sync.trigger === 'auto' ? `auto, every ${host.sync.interval ?? 'PT15M (the default)'}${host.sync.exclude === undefined ? '' : `, excluding ${host.sync.exclude.join(' ')}`}` : JSON.stringify(host.sync)],
-    ['permissions', host.permissions === null ? '(the kind\'s default)' : JSON.stringify(host.permissions)],
+    ['sync', describeSync(effective.sync)],
+    ['last sync', describeLastSync(effective.lastSync)],
+    ['permissions', describePermissions(effective.permissions)],
   ];
   if (host.privateOrigins.length > 0) lines.push(['private origins', host.privateOrigins.join(', ')]);
   if (host.credentials !== null && host.credentials.acquire !== 'none') {
@@ -183,6 +186,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
           if (input.kind === undefined) throw new InvalidArgumentError('Name the kind with --kind (see `inseam host kinds`), or add a declared source with --from <package>.', { details: { argument: 'kind' } });
           // A sandboxed connector's kind is registered platform-wide; each network needs its own approval.
           await connectors.requireApprovedKind(ref.network, input.kind);
+          if (!platform.kinds.has(input.kind)) throw unknownKind(input.kind, platform.kinds.list());
           added = await platform.networks.addHost({ ...input, kind: input.kind, network: ref.network, slug: ref.host });
         }
         if (options.json === true) return printJson(io, added);
@@ -193,11 +197,11 @@ export function registerHostCommand(program: Command, io: CliIo): void {
   host
     .command('ls')
     .description("List a network's hosts.")
-    .argument('<network>', 'the network slug')
+    .argument('[network]', 'the network slug (default: INSEAM_NETWORK, else the only network)')
     .option('--json', 'print the hosts as JSON')
-    .action(async (network: string, options: { readonly json?: boolean }, command: Command) => {
+    .action(async (network: string | undefined, options: { readonly json?: boolean }, command: Command) => {
       await withPlatform(command, io, async (platform) => {
-        const hosts = await platform.networks.listHosts(network);
+        const hosts = await platform.networks.listHosts(await defaultNetwork(platform, network, io));
         if (options.json === true) return printJson(io, hosts);
         io.stdout.write(formatTable([['HOST', 'KIND', 'LABEL', 'ORIGIN', 'ADDRESS'], ...hosts.map((item) => [item.slug, item.kind, item.label, item.origin ?? '-', item.address])]));
       });
@@ -205,16 +209,18 @@ export function registerHostCommand(program: Command, io: CliIo): void {
 
   host
     .command('show')
-    .description('Show one host (never its credentials).')
+    .description('Show one host (never its credentials): what was set, and the permissions and sync in force with its last sync.')
     .argument('<host>', 'network/slug or inseam://network/slug')
     .option('--json', 'print the host as JSON')
     .action(async (target: string, options: { readonly json?: boolean }, command: Command) => {
       await withPlatform(command, io, async (platform) => {
         const ref = parseHostArgument(target);
         const shown = await platform.networks.showHost(ref);
-        const syncs = await platform.store.syncHistory.list((await platform.networks.hostRecord(ref)).id, 5);
-        if (options.json === true) return printJson(io, { ...shown, syncs });
-        io.stdout.write(describeHost(shown));
+        const record = await platform.networks.hostRecord(ref);
+        const syncs = await platform.store.syncHistory.list(record.id, 5);
+        const effective = await effectiveHost(platform, record, syncs);
+        if (options.json === true) return printJson(io, { ...shown, syncs, effective });
+        io.stdout.write(describeHost(shown, effective));
         io.stdout.write(describeSyncs(syncs));
       });
     });
@@ -248,7 +254,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         const run = await syncing?.result.catch(() => undefined);
         if (options.json === true) return printJson(io, changed);
         io.stdout.write(`Changed host ${changed.address}.\n`);
-        if (run !== undefined) io.stdout.write(run.state === 'completed' ? `Synced: ${run.counters.entries} entries, ${run.counters.deleted} removed.\n` : `The sync ended ${run.state}${run.error === null ? '' : `: ${run.error.message} [${run.error.code}]`}; \`inseam crawl ${ref.network}/${ref.host}\` resumes it.\n`);
+        if (run !== undefined) io.stdout.write(run.state === 'completed' ? `Synced: ${formatCount(run.counters.entries)} entries, ${formatCount(run.counters.deleted)} removed.\n` : `The sync ended ${run.state}${run.error === null ? '' : `: ${run.error.message} [${run.error.code}]`}; \`inseam crawl ${ref.network}/${ref.host}\` resumes it.\n`);
       });
     });
 

@@ -5,6 +5,7 @@ import { registerConnectorCommands } from './connector.js';
 import { registerCrawlCommand } from './crawl.js';
 import { registerFilesCommand } from './files.js';
 import { registerHostCommand } from './host.js';
+import { registerListingCommands } from './listing.js';
 import { registerMcpCommand } from './mcp.js';
 import { registerNetworkCommand } from './network.js';
 import { registerOAuthClientCommand } from './oauth-client.js';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command, io: CliIo): void {
   registerNetworkCommand(program, io);
   registerHostCommand(program, io);
   registerFilesCommand(program, io);
+  registerListingCommands(program, io);
   registerCrawlCommand(program, io);
   registerSearchCommand(program, io);
   registerTrialCommand(program, io);

@@ -4,7 +4,7 @@
  * seconds, so logs stay readable.
  */
 import type { CrawlProgress } from '../../catalog/index.js';
-import { formatBytes, formatDuration, isTerminal } from './support.js';
+import { formatBytes, formatCount, formatDuration, isTerminal } from './support.js';
 
 const BAR_WIDTH = 24;
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -17,21 +17,14 @@ export interface ProgressView {
   finish(): void;
 }
 
-// Made at the first progress line: building a NumberFormat starts ICU, which every command would
-// otherwise pay for at load.
-let numbers: Intl.NumberFormat | undefined;
-const counted = {
-  format: (value: number): string => (numbers ??= new Intl.NumberFormat('en-US')).format(value),
-};
-
 /** One progress line. With `bar`, a bar when the total is known, a spinner frame otherwise. */
 export function progressLine(label: string, progress: CrawlProgress, options: { readonly bar: boolean; readonly frame?: number } = { bar: false }): string {
   const parts: string[] = [];
-  const entries = progress.total === null ? `${counted.format(progress.entries)} entries` : `${counted.format(progress.entries)}/${counted.format(progress.total)} entries`;
-  parts.push(entries, formatBytes(progress.bytes), `${counted.format(Math.round(progress.rate))}/s`);
+  const entries = progress.total === null ? `${formatCount(progress.entries)} entries` : `${formatCount(progress.entries)}/${formatCount(progress.total)} entries`;
+  parts.push(entries, formatBytes(progress.bytes), `${formatCount(Math.round(progress.rate))}/s`);
   if (progress.etaMs !== null && progress.state === 'running') parts.push(`ETA ${formatDuration(progress.etaMs)}`);
   if (progress.phase === 'sweep') parts.push('removing what is gone');
-  if (progress.errors > 0) parts.push(`${counted.format(progress.errors)} errors`);
+  if (progress.errors > 0) parts.push(`${formatCount(progress.errors)} errors`);
   if (!options.bar) return `${label}: ${parts.join(', ')}`;
   if (progress.fraction === null) return `${label} ${SPINNER[(options.frame ?? 0) % SPINNER.length]} ${parts.join(' · ')}`;
   const filled = Math.round(progress.fraction * BAR_WIDTH);

@@ -2,14 +2,15 @@
  * `inseam search <query…> [--mode keyword|semantic|hybrid] [--network n] [--host h…] [--where dim=value…] [--limit n] [--json]`:
  * search over what was crawled, by words, by meaning, or both (hybrid, the default: reciprocal-rank
  * fusion of the two). Each hit is its global address, a snippet or the passage that matched, and
- * its OS path when its kind has one. Without `--network`, every network is searched. Like grep,
+ * its OS path when its kind has one. Without `--network`, every network is searched, but `--host`
+ * names hosts of one network: INSEAM_NETWORK's, or the only one there is. Like grep,
  * it exits 1 when nothing matched.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { SearchMode, SearchResult } from '../../search/index.js';
 import { EXIT, type CliIo } from '../io.js';
-import { collect, isTerminal, printJson, withPlatform } from './support.js';
+import { collect, defaultNetwork, isTerminal, printJson, withPlatform } from './support.js';
 
 // Spelled here, not imported: the command's module loads nothing of the search's at startup.
 const SEARCH_MODES: readonly SearchMode[] = ['keyword', 'semantic', 'hybrid'];
@@ -43,7 +44,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .argument('<query...>', 'keyword: words, "quoted phrases" and prefix* terms, all must match; semantic and hybrid: any question')
     .option('--mode <mode>', 'keyword, semantic (by meaning) or hybrid (both, fused)', 'hybrid')
     .option('--network <slug>', 'search one network (default: every network)')
-    .option('--host <slug>', 'only this host of the network; repeatable', collect, [])
+    .option('--host <slug>', 'only this host of the network (--network, else INSEAM_NETWORK or the only one); repeatable', collect, [])
     .option('--where <filter>', 'a dimension filter such as mime=text/markdown, size>1000, mtime>=2024-05-01; repeatable', collect, [])
     .option('--limit <n>', 'hits to print, 1–100', '20')
     .option('--cursor <cursor>', 'continue after a previous page (printed as "next:")')
@@ -54,8 +55,10 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
       }
       if (!/^\d{1,3}$/.test(options.limit)) throw new InvalidArgumentError(`--limit must be a whole number from 1 to 100, not ${JSON.stringify(options.limit)}.`, { details: { argument: 'limit' } });
       await withPlatform(command, io, async (platform) => {
+        // Hosts are named within one network: --network, else INSEAM_NETWORK or the only one.
+        const network = options.host.length > 0 ? await defaultNetwork(platform, options.network, io) : options.network;
         const page = await platform.search.search(words.join(' '), {
-          ...(options.network === undefined ? {} : { network: options.network }),
+          ...(network === undefined ? {} : { network }),
           ...(options.host.length === 0 ? {} : { hosts: options.host }),
           ...(options.where.length === 0 ? {} : { whereText: options.where }),
           limit: Number(options.limit),

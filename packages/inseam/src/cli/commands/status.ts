@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/url.js';
 import type { CatalogStatus, FailingHost, QueueStatus } from '../../queue/index.js';
 import type { CliIo } from '../io.js';
-import { formatDuration, formatTable, printJson, withPlatform } from './support.js';
+import { formatCount, formatDuration, formatTable, printJson, withPlatform } from './support.js';
 import { sharedStoreUrl, storeUrlOf } from './worker.js';
 
 interface StatusOptions {
@@ -109,7 +109,7 @@ function render(queue: QueueStatus | null, catalog: CatalogStatus, failing: read
     parts.push(
       formatTable([
         ['  HOST', 'RUN', 'MODE', 'ENTRIES', 'OWNER', 'HEARTBEAT'],
-        ...catalog.running.map((run) => [`  ${run.host}`, String(run.run), run.mode, String(run.entries), run.owner ?? '-', ago(run.heartbeatAt, now)]),
+        ...catalog.running.map((run) => [`  ${run.host}`, String(run.run), run.mode, formatCount(run.entries), run.owner ?? '-', ago(run.heartbeatAt, now)]),
       ]),
     );
   }

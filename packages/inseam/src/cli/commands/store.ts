@@ -13,7 +13,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import { PlatformPaths, resolveDataDir } from '../../platform/data-dir.js';
 import { EXIT, type CliIo } from '../io.js';
-import { printJson } from './support.js';
+import { formatCount, printJson } from './support.js';
 import { storeUrlOf } from './worker.js';
 
 const POSTGRES_TOOLS = {
@@ -45,7 +45,7 @@ export function registerStoreCommand(program: Command, io: CliIo): void {
       const { checkStoreFile } = await import('../../store/index.js');
       const report = await checkStoreFile(await storeFile(command, io, 'check'));
       if (options.json === true) printJson(io, report);
-      else if (report.ok) io.stdout.write(`${report.file}: ok (${report.bytes} bytes; every page, index and constraint checked)\n`);
+      else if (report.ok) io.stdout.write(`${report.file}: ok (${formatCount(report.bytes)} bytes; every page, index and constraint checked)\n`);
       else {
         io.stdout.write(`${report.file}: DAMAGED [${report.reason ?? 'store_corrupt'}]\n${report.problems.map((line) => `  ${line}\n`).join('')}`);
         io.stdout.write('Do not use this file: restore the store from a backup (docs/store.md, "Restoring"), or move it away to start an empty store.\n');
@@ -61,6 +61,6 @@ export function registerStoreCommand(program: Command, io: CliIo): void {
       const { backupStore } = await import('../../store/index.js');
       const result = await backupStore(await storeFile(command, io, 'backup'), file);
       if (options.json === true) printJson(io, result);
-      else io.stdout.write(`Backed up the store to ${result.file} (${result.bytes} bytes; its integrity check passed).\n`);
+      else io.stdout.write(`Backed up the store to ${result.file} (${formatCount(result.bytes)} bytes; its integrity check passed).\n`);
     });
 }

@@ -12,6 +12,7 @@ import type { ConnectorLifecycle } from '../../connectors/index.js';
 import type { OpenPlatformOptions, Platform } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import type { CliIo } from '../io.js';
+import { jsonFault } from './json-fault.js';
 
 /** The variable naming the network short addresses are read in, when `--network` is not given. */
 export const NETWORK_ENV = 'INSEAM_NETWORK';
@@ -59,7 +60,8 @@ export function collect(value: string, previous: readonly string[]): string[] {
 
 /**
  * A JSON argument given inline or as `@file`. Throws `not_found` for a missing file and
- * `invalid_config` for text that is not JSON (never echoing it: it may hold a secret).
+ * `invalid_config` for text that is not JSON, naming where it goes wrong and what was expected
+ * there (never echoing the text: it may hold a secret).
  */
 export async function readJsonArgument(value: string, option: string): Promise<unknown> {
   let text = value;
@@ -75,7 +77,10 @@ export async function readJsonArgument(value: string, option: string): Promise<u
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new InvalidConfigError(`${option} is not JSON; give a JSON value inline or as @file.`, { details: { argument: option } });
+    const fault = jsonFault(text);
+    throw new InvalidConfigError(`${option} is not JSON: ${fault.problem} at line ${fault.line}, column ${fault.column}; give a JSON value inline or as @file.`, {
+      details: { argument: option, line: fault.line, column: fault.column, position: fault.position },
+    });
   }
 }
 
@@ -179,6 +184,14 @@ export function formatTable(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
   return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  ').trimEnd()).join('\n') + (rows.length > 0 ? '\n' : '');
+}
+
+// Made at the first use: building a NumberFormat starts ICU, which every command would otherwise pay for at load.
+let counts: Intl.NumberFormat | undefined;
+
+/** 1234567 → "1,234,567": every count a person reads (progress lines and summaries alike). */
+export function formatCount(value: number): string {
+  return (counts ??= new Intl.NumberFormat('en-US')).format(value);
 }
 
 /** 1234567 → "1.2 MiB". */
