@@ -59,7 +59,7 @@ export const CALLER_KEY = 'inseam.caller';
 
 const INSTRUCTIONS =
   'inseam mounts many sources (folders, buckets, APIs) into one filesystem. Addresses are inseam://{network}/{host}/{path} or, in this session\'s network, {host}://{path}. ' +
-  'Start with the hosts tool (or the runtime_stack prompt). read pages: continue with offset = nextOffset until done. Pass the etag you read as ifMatch when you write or delete. ' +
+  'Start with the hosts tool (or the runtime_stack prompt); tree and find walk folders. read pages: continue with offset = nextOffset until done. Change text with edit (exact replacements); pass the etag you read as ifMatch when you write, edit or delete. ' +
   'Failed calls say [code] and carry structuredContent.error.code.';
 
 export interface McpHostDeps {

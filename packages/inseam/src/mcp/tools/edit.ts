@@ -18,7 +18,7 @@ import { unifiedDiff } from './diff.js';
 import { MCP_MAX_READ_BYTES, addressInput } from './inputs.js';
 
 /** The most replacements one edit call takes. */
-export const MAX_EDITS = 100;
+const MAX_EDITS = 100;
 
 const editInput = z.object({
   address: addressInput,

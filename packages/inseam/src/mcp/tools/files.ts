@@ -18,7 +18,7 @@ import { MCP_MAX_READ_BYTES, addressInput as address } from './inputs.js';
 import { findTool, treeTool } from './walk.js';
 
 /** The most objects one read call takes. */
-export const MAX_READ_ADDRESSES = 50;
+const MAX_READ_ADDRESSES = 50;
 const count = (max: number): z.ZodNumber => z.number().int().min(0).max(max);
 
 function json(value: object): Record<string, unknown> {

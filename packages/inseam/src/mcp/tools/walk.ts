@@ -14,12 +14,12 @@ import { compileGlob } from '../../scope/index.js';
 import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
 import { addressInput } from './inputs.js';
 
-export const MAX_TREE_DEPTH = 10;
-export const MAX_TREE_ENTRIES = 10_000;
-export const MAX_FIND_DEPTH = 32;
-export const MAX_FIND_RESULTS = 1000;
+const MAX_TREE_DEPTH = 10;
+const MAX_TREE_ENTRIES = 10_000;
+const MAX_FIND_DEPTH = 32;
+const MAX_FIND_RESULTS = 1000;
 /** The most entries one find call lists, matching or not. */
-export const MAX_FIND_LISTED = 100_000;
+const MAX_FIND_LISTED = 100_000;
 
 const PAGE = 5000;
 
