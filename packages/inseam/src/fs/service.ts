@@ -57,6 +57,7 @@ import { actorOf, checkCaller, mayUseHost, ownsRun, type CheckedCaller } from '.
 import { CatalogSync } from './catalog-sync.js';
 import { CatalogView, syncedReader } from './catalog-view.js';
 import { confinementOf } from './confinement.js';
+import { describeHolding, rootNameOf } from './holding.js';
 import { HostLiveness, isErrorCode, probeReasonOf, within } from './liveness.js';
 import {
   copyExecRequest,
@@ -682,7 +683,7 @@ export class FsService {
       address: formatAddress(createAddress({ network: record.network, host: record.slug, segments: [] })),
       kind: record.kind,
       label: record.label,
-      description: record.description !== '' ? record.description : (metadata?.description ?? ''),
+      description: record.description !== '' ? record.description : describeHolding({ kind: record.kind, label: metadata?.label }, rootNameOf(record.config), await this.#platform.store.catalog.countEntries(record.id)),
       origin: record.origin,
       ownership: record.ownership,
       category: metadata?.category ?? null,

@@ -247,7 +247,7 @@ export interface FsHost {
   readonly address: string;
   readonly kind: string;
   readonly label: string;
-  /** The host's description, else its kind's. */
+  /** The host's description, else what it holds: kind, root name, synced entries (holding.ts). */
   readonly description: string;
   /** The declaring package (origin attribution), or null when a person added the host. */
   readonly origin: string | null;

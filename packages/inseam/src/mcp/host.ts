@@ -31,10 +31,12 @@ import {
   ReadResourceRequestSchema,
   type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Description } from '@inseam/connector';
 import { isConnectorError } from '@neuralis/package-system/contracts';
 import { ConnectorLifecycle } from '../connectors/index.js';
 import type { Caller, FsService, ModelCapabilities } from '../fs/index.js';
 import type { Platform } from '../platform/index.js';
+import type { WhereDimensions } from '../search/index.js';
 import { toolErrorBody } from './errors.js';
 import { HostedTools } from './hosted-tools.js';
 import { OutboundConnectors } from './outbound/connectors.js';
@@ -42,7 +44,8 @@ import { OutboundMcpStore } from './outbound/store.js';
 import { packageToolSets } from './package-tools.js';
 import { ConnectorTools } from './tools/connectors.js';
 import { EXEC_TOOLS } from './tools/exec.js';
-import { FILE_TOOLS, MCP_MAX_READ_BYTES } from './tools/files.js';
+import { fileTools } from './tools/files.js';
+import { MCP_MAX_READ_BYTES } from './tools/inputs.js';
 import { outboundTools } from './tools/outbound.js';
 
 /** The resource holding the runtime-stack block. */
@@ -56,7 +59,7 @@ export const CALLER_KEY = 'inseam.caller';
 
 const INSTRUCTIONS =
   'inseam mounts many sources (folders, buckets, APIs) into one filesystem. Addresses are inseam://{network}/{host}/{path} or, in this session\'s network, {host}://{path}. ' +
-  'Start with the hosts tool (or the runtime_stack prompt). read pages: continue with offset = nextOffset until done. Pass the etag you read as ifMatch when you write or delete. ' +
+  'Start with the hosts tool (or the runtime_stack prompt); tree and find walk folders. read pages: continue with offset = nextOffset until done. Change text with edit (exact replacements); pass the etag you read as ifMatch when you write, edit or delete. ' +
   'Failed calls say [code] and carry structuredContent.error.code.';
 
 export interface McpHostDeps {
@@ -108,7 +111,7 @@ export class McpHost {
     const lifecycle = deps.connectors ?? new ConnectorLifecycle(platform, options.trialCheckTimeoutMs === undefined ? {} : { checkTimeoutMs: options.trialCheckTimeoutMs });
     const connectorTools = new ConnectorTools(lifecycle, platform, options.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: options.allowPrivateOrigins });
     const outbound = new OutboundConnectors({ store: await OutboundMcpStore.open(platform.store, platform.credentialStore), loader: platform.loader, ...options.outbound, clientInfo: SERVER_INFO });
-    tools.add([...FILE_TOOLS, ...EXEC_TOOLS, ...connectorTools.tools(), ...outboundTools(outbound)]);
+    tools.add([...fileTools(whereDimensionsOf(platform, deps.fs)), ...EXEC_TOOLS, ...connectorTools.tools(), ...outboundTools(outbound)]);
     for (const set of await packageToolSets(platform.loader, options.hostedPackages ?? [])) {
       tools.add(set.tools, { packageId: set.packageId, ...(set.network === undefined ? {} : { network: set.network }) });
     }
@@ -123,7 +126,7 @@ export class McpHost {
       if (base === undefined) throw new McpError(ErrorCode.InvalidRequest, 'This request carries no authenticated caller.');
       return { session: base.session, ...(base.grants === undefined ? {} : { grants: base.grants }), model: modelOf(server, session.model) };
     };
-    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.tools.list(callerOf(extra.authInfo)) }));
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: await this.tools.describedList(callerOf(extra.authInfo)) }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       this.tools.call(request.params.name, request.params.arguments, { caller: callerOf(extra.authInfo), fs: this.#fs, signal: extra.signal }),
     );
@@ -163,6 +166,35 @@ export class McpHost {
       code: 'too_large',
     });
   }
+}
+
+/**
+ * The dimensions of the hosts a caller may use, for search's description. A kind's description
+ * is asked once per host version (a sandboxed kind's describe() runs connector code), and a host
+ * whose kind cannot describe itself now is left out rather than failing the listing.
+ */
+function whereDimensionsOf(platform: Platform, fs: FsService): (caller: Caller) => Promise<WhereDimensions[]> {
+  const described = new Map<string, Promise<Description['dimensions'] | null>>();
+  return async (caller) => {
+    const hosts = await fs.hosts(caller);
+    const dimensions = await Promise.all(
+      hosts.map(async (host) => {
+        const record = await platform.store.hosts.get({ network: host.network, host: host.slug });
+        if (record === null) return null;
+        const key = `${record.id}@${record.updatedAt}`;
+        let known = described.get(key);
+        if (known === undefined) {
+          // Host versions only ever grow; forgetting them all now and then keeps the map small.
+          if (described.size >= 1000) described.clear();
+          known = platform.kinds.describe(record).then((description) => description.dimensions, () => null);
+          described.set(key, known);
+        }
+        const found = await known;
+        return found === null ? null : { host: host.slug, dimensions: found };
+      }),
+    );
+    return dimensions.filter((entry) => entry !== null);
+  };
 }
 
 /** The model capabilities of a session: the person's declaration, or the client's. */

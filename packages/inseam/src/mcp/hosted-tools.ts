@@ -42,6 +42,12 @@ export interface HostedTool {
   readonly name: string;
   readonly title?: string;
   readonly description: string;
+  /**
+   * The description for one caller, when it depends on what the caller can reach (search lists
+   * the dimensions of the caller's hosts). `tools/list` uses it; when it fails, `description` is
+   * listed instead.
+   */
+  readonly describe?: (caller: Caller) => Promise<string>;
   /** A zod object schema (zod 3 or 4). Unknown argument fields are dropped by it, never trusted. */
   readonly inputSchema: AnyObjectSchema;
   readonly annotations: ToolAnnotations & { readonly readOnlyHint: boolean; readonly destructiveHint: boolean };
@@ -103,6 +109,19 @@ export class HostedTools {
   list(caller: Caller): Tool[] {
     const subject = subjectOf(caller);
     return [...this.#tools.values()].filter((entry) => visible(entry, caller) && allows(entry.rule, subject)).map((entry) => entry.listing);
+  }
+
+  /** As list, with each tool's description for this caller where it has one (HostedTool.describe). */
+  async describedList(caller: Caller): Promise<Tool[]> {
+    const subject = subjectOf(caller);
+    const entries = [...this.#tools.values()].filter((entry) => visible(entry, caller) && allows(entry.rule, subject));
+    return Promise.all(
+      entries.map(async ({ tool, listing }) => {
+        if (tool.describe === undefined) return listing;
+        const description = await tool.describe(caller).catch(() => tool.description);
+        return { ...listing, description };
+      }),
+    );
   }
 
   /** Runs one call (see the module comment). Never throws: failures are `isError` results. */

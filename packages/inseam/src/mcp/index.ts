@@ -12,7 +12,7 @@ export { toolErrorBody, toolErrorResult } from './errors.js';
 export type { ToolErrorBody } from './errors.js';
 export { readSummary, readToolResult } from './read-content.js';
 export type { ReadPageSummary } from './read-content.js';
-export { MCP_MAX_READ_BYTES } from './tools/files.js';
+export { MCP_MAX_READ_BYTES } from './tools/inputs.js';
 export { MAX_MODULE_CHARS } from './tools/connectors.js';
 export { OutboundMcpStore, OUTBOUND_SCHEMA_COMPONENT } from './outbound/store.js';
 export type { OutboundServer, OutboundServerInput, OutboundSecrets, OutboundTransport } from './outbound/store.js';

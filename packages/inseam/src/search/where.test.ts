@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Description } from '@inseam/connector';
-import { parseWhere, typeWhere } from './where.js';
+import { WHERE_OPERATORS, describeWhere, parseWhere, typeWhere } from './where.js';
 
 const description: Description = {
   kind: 'demo',
@@ -45,5 +45,23 @@ describe('typeWhere', () => {
     expect(typeWhere({ dim: 'path', op: 'eq', value: '12' }, description)).toEqual({ dim: 'path', op: 'eq', value: '12' });
     expect(typeWhere({ not: { any: [{ dim: 'size', op: 'in', value: ['1', '2'] }] } }, description)).toEqual({ not: { any: [{ dim: 'size', op: 'in', value: [1, 2] }] } });
     expect(typeWhere({ dim: 'unknown', op: 'eq', value: '1' }, description)).toEqual({ dim: 'unknown', op: 'eq', value: '1' });
+  });
+});
+
+describe('describeWhere', () => {
+  it('names each dimension with its type and the written operators the type takes, and who declares it', () => {
+    const text = describeWhere([
+      { host: 'notes', dimensions: description.dimensions },
+      { host: 'mail', dimensions: { size: description.dimensions['size']!, folder: { type: 'enum', from: 'extra.folder', values: ['inbox', 'sent'], description: 'folder' } } },
+    ]);
+    for (const [symbol, op] of WHERE_OPERATORS) expect(text).toContain(`${symbol} (${op})`);
+    expect(text).toContain('size (bytes: != >= <= = > <)');
+    expect(text).toContain('path (path: != >= <= ^= ~= = > <) on notes');
+    expect(text).toContain('starred (boolean: != =) on notes');
+    expect(text).toContain('folder (enum of inbox|sent: != =) on mail');
+  });
+
+  it('says when no host declares a dimension', () => {
+    expect(describeWhere([])).toMatch(/none of these hosts declares a dimension/);
   });
 });

@@ -12,10 +12,14 @@
  * for `datetime` a bare date `2024-05-01` becomes `2024-05-01T00:00:00Z`. Anything else stays
  * text, and the scope validation refuses a wrong type, naming it.
  */
-import type { Description, ScopePredicate } from '@inseam/connector';
+import type { Description, DimensionType, ScopePredicate } from '@inseam/connector';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+import { OPS_BY_TYPE } from '../scope/index.js';
 
-const OPERATORS: readonly (readonly [string, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'prefix' | 'glob'])[] = [
+type WhereOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'prefix' | 'glob';
+
+/** The written operators and the scope operator each is, longest symbol first (the order parseWhere tries them). */
+export const WHERE_OPERATORS: readonly (readonly [string, WhereOp])[] = [
   ['!=', 'ne'],
   ['>=', 'gte'],
   ['<=', 'lte'],
@@ -25,6 +29,8 @@ const OPERATORS: readonly (readonly [string, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' |
   ['>', 'gt'],
   ['<', 'lt'],
 ];
+
+const OPERATORS = WHERE_OPERATORS;
 
 const OPERATOR_START = /[=!<>^~]/;
 
@@ -65,4 +71,37 @@ export function typeWhere(predicate: ScopePredicate, description: Description): 
     }
   };
   return { ...predicate, value: Array.isArray(predicate.value) ? predicate.value.map(typed) : typed(predicate.value) } as ScopePredicate;
+}
+
+/** The dimensions of some hosts, for describing what their filters can say. */
+export interface WhereDimensions {
+  readonly host: string;
+  readonly dimensions: Description['dimensions'];
+}
+
+/**
+ * What `dim<op>value` filters can filter on over these hosts, for a tool's description or a
+ * command's help: each dimension with its type and the written operators its type takes (from
+ * the operator table above and the scope's operators per type), and the hosts that declare it
+ * when not all of them do.
+ */
+export function describeWhere(hosts: readonly WhereDimensions[]): string {
+  const byKey = new Map<string, { readonly name: string; readonly type: DimensionType; readonly values: readonly string[] | undefined; readonly hosts: string[] }>();
+  for (const host of hosts) {
+    for (const [name, dimension] of Object.entries(host.dimensions)) {
+      const key = `${name}\u0000${dimension.type}`;
+      const group = byKey.get(key) ?? { name, type: dimension.type, values: dimension.values, hosts: [] };
+      group.hosts.push(host.host);
+      byKey.set(key, group);
+    }
+  }
+  const operators = WHERE_OPERATORS.map(([symbol, op]) => `${symbol} (${op})`).join(', ');
+  if (byKey.size === 0) return `where filters are dim<op>value with operators ${operators}; none of these hosts declares a dimension to filter on.`;
+  const dimensions = [...byKey.values()].map((group) => {
+    const allowed = WHERE_OPERATORS.filter(([, op]) => OPS_BY_TYPE[group.type].includes(op)).map(([symbol]) => symbol);
+    const values = group.values === undefined ? '' : ` of ${group.values.join('|')}`;
+    const where = group.hosts.length === hosts.length ? '' : ` on ${group.hosts.join(', ')}`;
+    return `${group.name} (${group.type}${values}: ${allowed.join(' ')})${where}`;
+  });
+  return `where filters are dim<op>value, all of which must hold; operators ${operators}. Dimensions: ${dimensions.join('; ')}. A date alone (2024-05-01) stands for its midnight UTC.`;
 }

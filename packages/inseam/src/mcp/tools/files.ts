@@ -1,23 +1,24 @@
 /**
- * The filesystem tools: hosts, list, stat, read, write, delete, search — each one call of the
- * filesystem service with the session's caller, so routing, permission trees, capabilities and
- * offline answers are exactly those of every other surface (docs/fs.md).
+ * The filesystem tools: hosts, list, stat, read, write, delete, search (and edit, tree and find
+ * from their own modules) — each made of calls of the filesystem service with the session's
+ * caller, so routing, permission trees, capabilities and offline answers are exactly those of
+ * every other surface (docs/fs.md).
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { FsEntry, FsHost, FsListPage, FsReadOptions } from '../../fs/index.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller, FsEntry, FsHost, FsListPage, FsReadOptions, FsService } from '../../fs/index.js';
 import { DEFAULT_READ_BYTES, MAX_NAMES_LIST_LIMIT } from '../../fs/index.js';
+import { WHERE_OPERATORS, describeWhere, type WhereDimensions } from '../../search/index.js';
+import { toolErrorBody } from '../errors.js';
 import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
-import { readToolResult } from '../read-content.js';
+import { readSummary, readToolResult } from '../read-content.js';
+import { editTool } from './edit.js';
+import { MCP_MAX_READ_BYTES, addressInput as address } from './inputs.js';
+import { findTool, treeTool } from './walk.js';
 
-/**
- * The largest page one read call may ask for over MCP. Base64 grows bytes by a third, and the
- * SDK's stdio transport refuses messages over 10 MB; 4 MiB keeps every answer well under it.
- */
-export const MCP_MAX_READ_BYTES = 4 * 1024 * 1024;
-
-const address = z.string().min(1).max(8192).describe('An address: inseam://{network}/{host}/{path}, or the short form {host}://{path} in this session\'s network.');
+/** The most objects one read call takes. */
+const MAX_READ_ADDRESSES = 50;
 const count = (max: number): z.ZodNumber => z.number().int().min(0).max(max);
 
 function json(value: object): Record<string, unknown> {
@@ -123,47 +124,124 @@ const statTool: HostedTool = {
 };
 
 const readInput = z.object({
-  address,
+  address: address.optional().describe('The object to read (or give addresses).'),
+  addresses: z
+    .array(address)
+    .min(1)
+    .max(MAX_READ_ADDRESSES)
+    .optional()
+    .describe(`Several objects in one call (at most ${MAX_READ_ADDRESSES}), each read with the same options and answered on its own, failures included; their pages share the ${MCP_MAX_READ_BYTES}-byte message cap.`),
   offset: count(Number.MAX_SAFE_INTEGER).optional().describe('First byte to read (0-based); continue a long read with the nextOffset of the previous answer.'),
   length: count(MCP_MAX_READ_BYTES).optional().describe('Bytes wanted from offset; at most maxBytes.'),
   lineStart: z.number().int().min(1).optional().describe('First line to read (1-based), for text; exclusive with offset/length.'),
   lineCount: z.number().int().min(1).optional().describe('Lines wanted from lineStart; default as many as fit in maxBytes.'),
+  head: z.number().int().min(1).optional().describe('The first N lines, for text (as lineStart 1, lineCount N).'),
+  tail: z.number().int().min(1).optional().describe('The last N lines, for text, as many of them as fit in maxBytes.'),
   maxBytes: z.number().int().min(1).max(MCP_MAX_READ_BYTES).optional().describe(`Per-message cap in bytes (default ${DEFAULT_READ_BYTES}, at most ${MCP_MAX_READ_BYTES}).`),
 });
 
 type ReadInput = z.infer<typeof readInput>;
 
-function readOptions(args: ReadInput): FsReadOptions {
-  const byBytes = args.offset !== undefined || args.length !== undefined;
-  const byLines = args.lineStart !== undefined || args.lineCount !== undefined;
-  if (byBytes && byLines) throw new InvalidArgumentError('Give a byte range (offset, length) or a line range (lineStart, lineCount), not both.', { details: { argument: 'lineStart' } });
+/** How one object is read: the service's options, or the last lines (which the service has no range for). */
+type ReadPlan = { readonly options: FsReadOptions; readonly tail?: number };
+
+function readPlan(args: ReadInput): ReadPlan {
+  const given = [
+    args.offset !== undefined || args.length !== undefined ? 'offset/length' : undefined,
+    args.lineStart !== undefined || args.lineCount !== undefined ? 'lineStart/lineCount' : undefined,
+    args.head === undefined ? undefined : 'head',
+    args.tail === undefined ? undefined : 'tail',
+  ].filter((range) => range !== undefined);
+  if (given.length > 1) throw new InvalidArgumentError(`Give one way to choose what to read, not ${given.join(' and ')}.`, { details: { argument: args.tail !== undefined ? 'tail' : args.head !== undefined ? 'head' : 'lineStart' } });
   if (args.lineCount !== undefined && args.lineStart === undefined) throw new InvalidArgumentError('lineCount needs lineStart.', { details: { argument: 'lineStart' } });
   const cap = args.maxBytes === undefined ? {} : { maxBytes: args.maxBytes };
-  if (args.lineStart !== undefined) return { lines: { start: args.lineStart, ...(args.lineCount === undefined ? {} : { count: args.lineCount }) }, ...cap };
-  if (byBytes) return { range: { offset: args.offset ?? 0, ...(args.length === undefined ? {} : { length: args.length }) }, ...cap };
-  return cap;
+  if (args.tail !== undefined) return { options: cap, tail: args.tail };
+  if (args.head !== undefined) return { options: { lines: { start: 1, count: args.head }, ...cap } };
+  if (args.lineStart !== undefined) return { options: { lines: { start: args.lineStart, ...(args.lineCount === undefined ? {} : { count: args.lineCount }) }, ...cap } };
+  if (args.offset !== undefined || args.length !== undefined) return { options: { range: { offset: args.offset ?? 0, ...(args.length === undefined ? {} : { length: args.length }) }, ...cap } };
+  return { options: cap };
+}
+
+async function readOne(fs: FsService, caller: Caller, target: string, plan: ReadPlan): Promise<CallToolResult> {
+  const { options } = plan;
+  if (plan.tail !== undefined) return readTail(fs, caller, target, plan.tail, options.maxBytes ?? DEFAULT_READ_BYTES);
+  try {
+    return readToolResult(await fs.read(caller, target, options));
+  } catch (error) {
+    // A whole read of text over the cap: hand the agent the first page rather than a refusal.
+    if (options.range === undefined && options.lines === undefined && (error as { code?: unknown }).code === 'too_large') {
+      return readToolResult(await fs.read(caller, target, { ...options, range: { offset: 0 } }));
+    }
+    throw error;
+  }
+}
+
+/**
+ * The last `count` lines: the object's last `cap` bytes, less the first line there when it may
+ * be cut (the window does not start the object). Fewer lines come back when they do not fit;
+ * `tail.complete` says whether all that were asked for did.
+ */
+async function readTail(fs: FsService, caller: Caller, target: string, count: number, cap: number): Promise<CallToolResult> {
+  const probe = await fs.read(caller, target, { range: { offset: 0, length: 0 }, maxBytes: cap });
+  if (probe.encoding !== 'text') throw new InvalidArgumentError(`Line reads apply to text; ${probe.address} is ${probe.mime}. Read it with byte ranges.`, { details: { argument: 'tail' } });
+  const start = Math.max(0, probe.size - cap);
+  const page = await fs.read(caller, target, { range: { offset: start, length: probe.size - start }, maxBytes: cap });
+  const ends = page.content.endsWith('\n');
+  const lines = (ends ? page.content.slice(0, -1) : page.content).split('\n');
+  if (page.offset > 0) lines.shift();
+  const taken = page.content === '' ? [] : lines.slice(-count);
+  const content = taken.length === 0 ? '' : `${taken.join('\n')}${ends ? '\n' : ''}`;
+  const length = Buffer.byteLength(content);
+  const result = { ...page, content, offset: page.offset + page.length - length, length };
+  return { content: [{ type: 'text', text: content }], structuredContent: { ...readSummary(result), tail: { count: taken.length, complete: taken.length === count || page.offset === 0 } } };
+}
+
+/** Several reads in one answer: each object's blocks after a line naming it, and its summary or error in `results`. */
+async function readMany(fs: FsService, caller: Caller, addresses: readonly string[], plan: ReadPlan): Promise<CallToolResult> {
+  const share = Math.max(1, Math.floor(MCP_MAX_READ_BYTES / addresses.length));
+  const capped: ReadPlan = { ...plan, options: { ...plan.options, maxBytes: Math.min(plan.options.maxBytes ?? DEFAULT_READ_BYTES, share) } };
+  const answers = await Promise.all(
+    addresses.map(async (target) => {
+      try {
+        return { target, result: await readOne(fs, caller, target, capped) };
+      } catch (error) {
+        return { target, error: toolErrorBody(error) };
+      }
+    }),
+  );
+  const content: ContentBlock[] = [];
+  const results: Record<string, unknown>[] = [];
+  for (const answer of answers) {
+    if (answer.error !== undefined) {
+      const said = answer.error.code === null ? answer.error.message : `[${answer.error.code}] ${answer.error.message}`;
+      content.push({ type: 'text', text: `=== ${answer.target}: ${said}` });
+      results.push({ address: answer.target, error: answer.error });
+      continue;
+    }
+    const summary = answer.result.structuredContent ?? {};
+    content.push({ type: 'text', text: `=== ${String(summary['address'] ?? answer.target)} (${String(summary['mime'])}, ${String(summary['size'])} bytes${summary['done'] === false ? ', more follows: read it alone with offset = nextOffset' : ''})` });
+    content.push(...answer.result.content);
+    results.push(summary);
+  }
+  return { content, structuredContent: { results } };
 }
 
 const readTool: HostedTool = {
   name: 'read',
   action: 'fs.read',
-  title: 'Read an object',
+  title: 'Read objects',
   description:
     'Reads one page of an object: text as text, images as images when this client declared it can show them, other bytes as an embedded resource; objects too large for one message come back as a resource link. ' +
-    'The answer says size, etag, nextOffset and done: call again with offset = nextOffset until done is true. Without offset, length or lines a large text object starts at its first page.',
+    'The answer says size, etag, nextOffset and done: call again with offset = nextOffset until done is true. Without offset, length or lines a large text object starts at its first page. ' +
+    'head / tail read the first / last N lines. With addresses, several objects are read in one call, each answered on its own (structuredContent.results, an error per object that failed).',
   inputSchema: readInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async call(args: ReadInput, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
-    const options = readOptions(args);
-    try {
-      return readToolResult(await fs.read(caller, args.address, options));
-    } catch (error) {
-      // A whole read of text over the cap: hand the agent the first page rather than a refusal.
-      if (options.range === undefined && options.lines === undefined && (error as { code?: unknown }).code === 'too_large') {
-        return readToolResult(await fs.read(caller, args.address, { ...options, range: { offset: 0 } }));
-      }
-      throw error;
+    if ((args.address === undefined) === (args.addresses === undefined)) {
+      throw new InvalidArgumentError('Give address (one object) or addresses (several), not both or neither.', { details: { argument: 'address' } });
     }
+    const plan = readPlan(args);
+    return args.addresses === undefined ? readOne(fs, caller, args.address!, plan) : readMany(fs, caller, args.addresses, plan);
   },
 };
 
@@ -222,7 +300,11 @@ const deleteTool: HostedTool = {
 const searchInput = z.object({
   query: z.string().min(1).max(1000).describe('Words, "quoted phrases" and prefix* terms, all of which must match.'),
   hosts: z.array(z.string().min(1).max(128)).max(100).optional().describe('Only these host slugs.'),
-  where: z.array(z.string().min(1).max(1000)).max(20).optional().describe('Filters on declared dimensions, each dim<op>value (e.g. "mtime>=2024-01-01"); all must hold.'),
+  where: z
+    .array(z.string().min(1).max(1000))
+    .max(20)
+    .optional()
+    .describe(`Filters on the hosts' declared dimensions, each dim<op>value (e.g. "mtime>=2024-01-01"); all must hold. Operators: ${WHERE_OPERATORS.map(([symbol, op]) => `${symbol} ${op}`).join(', ')}; the tool's description lists each dimension.`),
   limit: z.number().int().min(1).max(100).optional(),
   cursor: z.string().max(4096).optional().describe('The next of a previous answer.'),
   mode: z
@@ -231,11 +313,18 @@ const searchInput = z.object({
     .describe('keyword (default): every term must match. semantic: passages nearest in meaning, for questions in your own words. hybrid: both, fused by rank.'),
 });
 
-const searchTool: HostedTool = {
+/** The dimensions `where` can filter on for a caller: those of the hosts it may search. */
+export type WhereDimensionsOf = (caller: Caller) => Promise<readonly WhereDimensions[]>;
+
+const SEARCH_DESCRIPTION =
+  'Search the synced content of this network\'s hosts (offline hosts included) by words (mode keyword, the default) or by meaning (semantic, hybrid); only objects this session may read are returned. Each hit has its address, score, etag, the matching passage, and its OS path or why there is none.';
+
+const searchTool = (whereDimensions: WhereDimensionsOf): HostedTool => ({
   name: 'search',
   action: 'fs.search',
   title: 'Search content',
-  description: 'Search the synced content of this network\'s hosts (offline hosts included) by words (mode keyword, the default) or by meaning (semantic, hybrid); only objects this session may read are returned. Each hit has its address, score, etag, the matching passage, and its OS path or why there is none.',
+  description: SEARCH_DESCRIPTION,
+  describe: async (caller) => `${SEARCH_DESCRIPTION} ${describeWhere(await whereDimensions(caller))}`,
   inputSchema: searchInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async call(args: z.infer<typeof searchInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
@@ -256,6 +345,9 @@ const searchTool: HostedTool = {
     if (page.next !== undefined) lines.push(`more: call search again with cursor "${page.next}"`);
     return { content: [{ type: 'text', text: lines.length === 0 ? 'No matches.' : lines.join('\n') }], structuredContent: json(page) };
   },
-};
+});
 
-export const FILE_TOOLS: readonly HostedTool[] = [hostsTool, listTool, statTool, readTool, writeTool, deleteTool, searchTool];
+/** The filesystem tools; `whereDimensions` tells search's description what its filters can say to each caller. */
+export function fileTools(whereDimensions: WhereDimensionsOf): readonly HostedTool[] {
+  return [hostsTool, listTool, statTool, readTool, writeTool, editTool, deleteTool, searchTool(whereDimensions), treeTool, findTool];
+}
