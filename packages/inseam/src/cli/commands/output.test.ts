@@ -1,7 +1,7 @@
 /**
  * Output as Unix tools write it: `inseam cat` streams every byte exactly through a pipe (whole and
- * by range, across chunk boundaries), and `inseam cat`/`inseam ls` whose reader closes the pipe
- * early stop quietly with exit 0 — no EPIPE message, no stack. The commands run as child
+ * by range, across chunk boundaries), and a command whose reader closes the pipe early — `cat`,
+ * `ls`, and any other, however it writes — stops quietly with exit 0: no EPIPE message, no stack. The commands run as child
  * processes (the sources through the TypeScript hooks) with a real pipe on stdout.
  */
 import { spawn } from 'node:child_process';
@@ -31,12 +31,13 @@ interface Piped {
   readonly stderr: string;
 }
 
-/** Runs `inseam --data <dir> …args` with stdout on a pipe; `closeAfter` bytes read, the pipe is closed. */
+/** Runs `inseam --data <dir> …args` with stdout on a pipe; `closeAfter` bytes read (0: at once), the pipe is closed. */
 function piped(args: readonly string[], closeAfter?: number): Promise<Piped> {
   const child = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, MAIN, '--data', dataDir, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: dataDir },
   });
+  if (closeAfter === 0) child.stdout.destroy();
   const chunks: Buffer[] = [];
   let received = 0;
   let stderr = '';
@@ -95,6 +96,13 @@ describe('inseam cat through a pipe', () => {
 
     const ls = await piped(['ls', 'files://many/'], 1024);
     expect({ code: ls.code, signal: ls.signal, stderr: ls.stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+  });
+
+  it('every command exits 0 quietly when its reader is gone before it writes', async () => {
+    for (const args of [['crawl', 'home/files'], ['search', 'entry', '--mode', 'keyword'], ['stat', '--json', 'files://big.bin'], ['host', 'ls'], ['host', 'ls', '--json'], ['ls', '--json', 'files://many/']]) {
+      const closed = await piped(args, 0);
+      expect({ args, code: closed.code, signal: closed.signal, stderr: closed.stderr }).toEqual({ args, code: 0, signal: null, stderr: '' });
+    }
   });
 
   it('still fails on a path the host does not have, with the typed error', async () => {
