@@ -11,10 +11,13 @@ import { VERSION } from './version.js';
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 // A reader that closes the pipe early (`| head`) makes writes fail with EPIPE: the command sees
-// it at its next write and stops with exit 0; the stream's own error event must not crash it.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-});
+// it at its next write and stops with exit 0; the stream's own error event must not crash it,
+// on stdout or on stderr (`2>&1 | head`).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {

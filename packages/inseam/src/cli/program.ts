@@ -12,7 +12,7 @@ import { Command, CommanderError } from 'commander';
 import { isConnectorError, type ErrorCode } from '@neuralis/package-system/contracts';
 import { registerCommands } from './commands/index.js';
 import { EXIT, type CliIo } from './io.js';
-import { OutputClosedError } from './commands/output.js';
+import { isClosedOutput } from './commands/output.js';
 import { VERSION } from './version.js';
 
 export { EXIT, type CliIo } from './io.js';
@@ -43,8 +43,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 function exitCodeFor(error: unknown, io: CliIo): number {
-  // The reader of stdout went away (`inseam cat big | head`): done, as a Unix tool is.
-  if (error instanceof OutputClosedError) return EXIT.ok;
+  // The reader of stdout went away (`inseam cat big | head`): done, as a Unix tool is — whichever
+  // command wrote, and however (the output layer's write, or a stream's own EPIPE).
+  if (isClosedOutput(error, io.stdout)) return EXIT.ok;
   if (error instanceof CommanderError) {
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }

@@ -3,7 +3,8 @@
  * removed an object on a host, the change is applied to the catalog (and so to search) as the
  * host's own change events would be — a write as a `put` (stat'ed through the host, its content
  * read and indexed, the host's scope and sync excludes applied), a removal as `delete`s of the
- * path and, for a recursive one, of every entry below it. An agent's new file is searchable when
+ * path and, for a recursive one, of every entry below it, a move within a host as a `move` (the
+ * entry keeps its identity). An agent's new file is searchable when
  * its write answers; a removed one is gone from search when its delete answers.
  *
  * The host has changed by then, so a catalog that cannot be updated (the store failing) does not
@@ -34,6 +35,11 @@ export class CatalogSync {
   /** The object at `path` (a host path) was written. */
   written(record: HostRecord, path: string): Promise<void> {
     return this.#apply(record, async (apply) => apply([{ type: 'put', path }]));
+  }
+
+  /** The object at `from` was moved to `to` on the same host: its entry keeps its identity. */
+  moved(record: HostRecord, from: string, to: string): Promise<void> {
+    return this.#apply(record, async (apply) => apply([{ type: 'move', path: to, from }]));
   }
 
   /** The object at `path` was removed; with `recursive`, everything below it too. */

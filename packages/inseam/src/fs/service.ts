@@ -9,7 +9,9 @@
  *    `permission_denied` for another network or another owner's host);
  * 3. checks the right the operation needs (`permission_denied` naming the right): read for list,
  *    stat, read, readStream and search hits; write for write; write and read for delete (a
- *    recursive delete needs both on every path the tree names below); exec for exec and
+ *    recursive delete needs both on every path the tree names below) and mkdir; read at a copy's
+ *    source, delete's rights at a move's, and write at the target of both (a folder's: on every
+ *    path the tree names below, and each file checked again as it goes); exec for exec and
  *    startRun — the host's tree, and for an agent its token's grants too (access.ts). A write
  *    where the caller may not read is a drop-box write (#drop);
  * 4. checks the call against the kind's flat capability set before dispatch (`unsupported`
@@ -31,11 +33,15 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ScopePredicate } from '@inseam/connector';
 import {
+  AlreadyExistsError,
   InvalidArgumentError,
   IsADirectoryError,
+  NotADirectoryError,
   NotFoundError,
   PermissionDeniedError,
+  PreconditionFailedError,
   UnavailableError,
+  UnsupportedOperationError,
   hasErrorCode,
   isConnectorError,
   type ConnectorCapability,
@@ -43,8 +49,10 @@ import {
   type ConnectorPort,
   type ConnectorReadResult,
   type DetachedRunOutput,
+  type EntryType,
   type ExecResult,
 } from '@neuralis/package-system/contracts';
+import type { Entry } from '@inseam/connector';
 import type { PermissionTree } from '@neuralis/package-system/contracts';
 import { getConnectorBindingProvenance } from '@neuralis/package-system/loader';
 import { assertCapability, guardedCall } from '@neuralis/package-system/testing';
@@ -77,9 +85,14 @@ import {
 } from './input.js';
 import { checkReadOptions, readPage, type Window, type WindowReader } from './paging.js';
 import { renderRuntimeStack, type PackageOverview } from './runtime-stack.js';
+import { entriesBelow, gather, keepsEmptyFolders, placeholderName } from './transfer.js';
 import type {
   Caller,
+  FsCopyOptions,
   FsDeleteOptions,
+  FsFolder,
+  FsMoveOptions,
+  FsTransfer,
   FsEntry,
   FsExecOptions,
   FsExecRequest,
@@ -303,25 +316,80 @@ export class FsService {
    * Creates or replaces an object atomically. Needs `write` (for an agent, a write grant too).
    * `ifMatch` and `createOnly` are enforced by the connector, or refused with `unsupported` —
    * never ignored. A caller that may not read the address writes into a drop box (#drop).
+   * A stream is written as it comes where the kind's host can take one (a folder, a bucket, which
+   * spools to disk), so the object is never whole in memory; a create-only or drop-box write, or a
+   * `mime`, goes through the port, which takes the content whole.
    * Throws: permission_denied, invalid_uri, invalid_argument, precondition_failed,
    * already_exists, is_a_directory, not_a_directory, too_large, unsupported, unavailable, timeout.
    */
-  async write(caller: Caller, address: string, content: string | Uint8Array, options: FsWriteOptions = {}): Promise<FsEntry> {
+  async write(caller: Caller, address: string, content: string | Uint8Array | ReadableStream<Uint8Array>, options: FsWriteOptions = {}): Promise<FsEntry> {
     const who = checkCaller(caller);
     const copied = copyWriteOptions(options);
-    if (typeof content !== 'string' && !(content instanceof Uint8Array)) {
-      throw new InvalidArgumentError('content must be a string or a Uint8Array.', { details: { argument: 'content' } });
+    if (typeof content !== 'string' && !(content instanceof Uint8Array) && !(content instanceof ReadableStream)) {
+      throw new InvalidArgumentError('content must be a string, a Uint8Array or a ReadableStream of bytes.', { details: { argument: 'content' } });
     }
     const target = await this.#access.target(who, address);
     this.#access.require(target, 'write');
-    if (!target.permissions.allows(target.address.segments, 'read')) return this.#drop(target, content, copied);
-    const written = await this.#live(target, async () => {
-      const { port, capabilities } = await this.#dispatch(target);
-      return guardedCall(port, capabilities, 'write', target.uri, content, copied);
-    });
-    await this.#catalogSync.written(target.record, target.address.path);
-    const entry = this.#entry(target, written);
-    return entry ?? { ...this.#root(target), type: 'file' };
+    return this.#store(target, content, copied, true);
+  }
+
+  /**
+   * Writes at a target whose `write` right was checked, and (with `sync`, or always for a drop
+   * box, whose place is its own) updates the catalog.
+   */
+  async #store(target: Target, content: string | Uint8Array | ReadableStream<Uint8Array>, options: WriteChoices, sync: boolean): Promise<FsEntry> {
+    if (!target.permissions.allows(target.address.segments, 'read')) return this.#drop(target, await gather(content), options);
+    const written = await this.#put(target, content, options);
+    if (sync) await this.#catalogSync.written(target.record, target.address.path);
+    return written;
+  }
+
+  async #put(target: Target, content: string | Uint8Array | ReadableStream<Uint8Array>, options: WriteChoices): Promise<FsEntry> {
+    try {
+      return await this.#live(target, async () => {
+        const { port, capabilities } = await this.#dispatch(target);
+        let body = content;
+        if (body instanceof ReadableStream) {
+          assertCapability(port.kind, capabilities, 'write');
+          // The host Connector takes a stream but knows neither createOnly nor a MIME type.
+          const host = options.createOnly === true || options.mime !== undefined ? undefined : await this.#platform.kinds.openHost(target.record);
+          if (host?.write !== undefined) {
+            await this.#refuseTreeConflicts(target, port, capabilities);
+            return fileAt(target, await host.write(target.address.path, body, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch }));
+          }
+          body = await gather(body);
+        }
+        const written = await guardedCall(port, capabilities, 'write', target.uri, body, options);
+        return this.#entry(target, written) ?? { ...this.#root(target), type: 'file' };
+      });
+    } finally {
+      // A write refused before it read the stream must not leave its source open.
+      if (content instanceof ReadableStream && !content.locked) await content.cancel().catch(() => undefined);
+    }
+  }
+
+  /**
+   * What a port's write refuses itself and a host's streaming write may not (a bucket's keys are
+   * flat): a folder at the address, a file on the way to it.
+   */
+  async #refuseTreeConflicts(target: Target, port: ConnectorPort, capabilities: ReadonlySet<ConnectorCapability>): Promise<void> {
+    const { network, host, segments } = target.address;
+    if (segments.length === 0) throw new IsADirectoryError(`${target.global} is the root folder of its host; name a file inside it.`);
+    if (!capabilities.has('stat')) return;
+    const at = (depth: number): Address => createAddress({ network, host, segments: segments.slice(0, depth) });
+    const found = await Promise.all(segments.map((_, index) => this.#statOrNull(port, capabilities, addressToSourceUri(at(index + 1)))));
+    const blocking = found.slice(0, -1).findIndex((entry) => entry !== null && entry.type !== 'directory');
+    if (blocking >= 0) throw new NotADirectoryError(`${formatAddress(at(blocking + 1))} is a file, so nothing can be written below it.`);
+    if (found[found.length - 1]?.type === 'directory') throw new IsADirectoryError(`${target.global} is a folder; name a file inside it.`);
+  }
+
+  async #statOrNull(port: ConnectorPort, capabilities: ReadonlySet<ConnectorCapability>, uri: string): Promise<ConnectorEntry | null> {
+    try {
+      return await guardedCall(port, capabilities, 'stat', uri);
+    } catch (error) {
+      if (hasErrorCode(error, 'not_found') || hasErrorCode(error, 'not_a_directory')) return null;
+      throw error;
+    }
   }
 
   /**
@@ -333,7 +401,7 @@ export class FsService {
    * bytes taken, never an etag or time from the store. Failures that do not depend on what is
    * there (unsupported, too_large, unavailable) are answered as ever.
    */
-  async #drop(target: Target, content: string | Uint8Array, options: { readonly ifMatch?: string; readonly mime?: string }): Promise<FsEntry> {
+  async #drop(target: Target, content: string | Uint8Array, options: WriteChoices): Promise<FsEntry> {
     if (options.ifMatch !== undefined) {
       throw new PermissionDeniedError(`${target.global} may be written but not read by this caller, so a write cannot be conditional on what is there (ifMatch): it only ever adds a new object.`, {
         details: { right: 'read', reason: 'write_only', network: target.record.network, host: target.record.slug },
@@ -398,9 +466,207 @@ export class FsService {
     else this.#access.require(target, 'delete');
     await this.#live(target, async () => {
       const { port, capabilities } = await this.#dispatch(target);
-      await guardedCall(port, capabilities, 'delete', target.uri, { ...(recursive === undefined ? {} : { recursive }), ...(ifMatch === undefined ? {} : { ifMatch }) });
+      try {
+        await guardedCall(port, capabilities, 'delete', target.uri, { ...(recursive === undefined ? {} : { recursive }), ...(ifMatch === undefined ? {} : { ifMatch }) });
+      } catch (error) {
+        // Without ifMatch the only precondition a delete has is an empty folder.
+        if (recursive === true || ifMatch !== undefined || !hasErrorCode(error, 'precondition_failed')) throw error;
+        throw new PreconditionFailedError(`${target.global} is a folder with something in it; delete it recursively to remove it and everything below it.`, {
+          cause: error,
+          details: { reason: 'not_empty', network: target.record.network, host: target.record.slug },
+        });
+      }
     });
     await this.#catalogSync.removed(target.record, target.address.path, recursive === true);
+  }
+
+  /**
+   * Makes a folder, and the folders on the way to it (as `mkdir -p`); a folder already there is
+   * answered as it is (`created: false`). Needs `write` and `read` (the answer says whether the
+   * folder was there). A host with real paths gets the folder by a write and removal of a
+   * placeholder file inside it, so the port's own write makes the folders. A host whose folders
+   * exist only through what is in them (a bucket) is left unchanged: the name is checked to be
+   * free (no file there or on the way) and the answer is `implied: true`; the folder shows once
+   * something is written below it. The catalog holds files only, so it does not change.
+   * Throws: permission_denied, invalid_uri, already_exists (a file is there), not_a_directory (a
+   * file on the way), unsupported (a host without write, or without delete to remove the
+   * placeholder), unavailable, timeout.
+   */
+  async mkdir(caller: Caller, address: string): Promise<FsFolder> {
+    const who = checkCaller(caller);
+    const target = await this.#access.target(who, address);
+    this.#access.require(target, 'write');
+    this.#access.require(target, 'read');
+    const folder = (created: boolean, implied: boolean): FsFolder => ({ ...this.#root(target), created, implied });
+    return this.#live(target, async () => {
+      const { port, capabilities } = await this.#dispatch(target);
+      assertCapability(port.kind, capabilities, 'write');
+      if (target.address.segments.length === 0) return folder(false, false);
+      const there = capabilities.has('stat') ? await this.#statOrNull(port, capabilities, target.uri) : null;
+      if (there?.type === 'directory') return folder(false, false);
+      if (there !== null) throw new AlreadyExistsError(`${target.global} is a file; a folder cannot be made there.`, { details: { network: target.record.network, host: target.record.slug } });
+      const { network, host, segments } = target.address;
+      if (!(await keepsEmptyFolders(port, addressToSourceUri(createAddress({ network, host, segments: [] }))))) {
+        await this.#refuseTreeConflicts(target, port, capabilities);
+        return folder(false, true);
+      }
+      if (!capabilities.has('delete')) throw new UnsupportedOperationError(port.kind, 'mkdir');
+      const placeholder = addressToSourceUri(createAddress({ network, host, segments: [...segments, placeholderName()] }));
+      await guardedCall(port, capabilities, 'write', placeholder, new Uint8Array(), { createOnly: true });
+      await guardedCall(port, capabilities, 'delete', placeholder, {});
+      return folder(true, false);
+    });
+  }
+
+  /**
+   * Copies an object, or with `recursive` a folder and every file below it, to `to` on the same
+   * host or another, streaming (see write). `to` naming an existing folder copies into it, under
+   * the source's name. Needs `read` at the source (and, recursive, at every path the tree names
+   * below it) and `write` at the target (likewise). Existing files are replaced unless
+   * `createOnly`; folders with nothing in them are not copied. A copy that fails part way leaves
+   * what it wrote so far.
+   * Throws: permission_denied, invalid_uri, invalid_argument (the target inside the source),
+   * not_found, is_a_directory (a folder without `recursive`), already_exists, not_a_directory,
+   * precondition_failed, too_large, unsupported, unavailable, timeout.
+   */
+  async copy(caller: Caller, from: string, to: string, options: FsCopyOptions = {}): Promise<FsTransfer> {
+    const who = checkCaller(caller);
+    const given = inputObject(options, 'options');
+    const recursive = optionalBoolean(given['recursive'], 'recursive') === true;
+    const createOnly = optionalBoolean(given['createOnly'], 'createOnly') === true;
+    return this.#transfer(who, from, to, { recursive, createOnly, move: false });
+  }
+
+  /**
+   * Moves an object or a folder (everything below it) to `to`, on the same host or another: a
+   * copy (as copy), then the source removed. Each file's removal is conditional on the etag it
+   * was copied at — by the host where it can be (`ifMatch`), else by a stat just before — so a
+   * file changed meanwhile is kept (`precondition_failed`) and its copy is the version read. The
+   * files of a folder are all copied before any is removed: a move that fails part way leaves
+   * the source whole. Needs `read` and `write` at the source (the `delete` of a delete) and
+   * `write` at the target, and for a folder at every path the tree names below each. Within a
+   * host the catalog's entries move with their identity; across hosts they are written and removed.
+   * Throws: as copy, and invalid_argument for a host's root.
+   */
+  async move(caller: Caller, from: string, to: string, options: FsMoveOptions = {}): Promise<FsTransfer> {
+    const who = checkCaller(caller);
+    const given = inputObject(options, 'options');
+    const createOnly = optionalBoolean(given['createOnly'], 'createOnly') === true;
+    return this.#transfer(who, from, to, { recursive: true, createOnly, move: true });
+  }
+
+  async #transfer(who: CheckedCaller, from: string, to: string, how: { readonly recursive: boolean; readonly createOnly: boolean; readonly move: boolean }): Promise<FsTransfer> {
+    const source = await this.#access.target(who, from);
+    const sourceRight = how.move ? 'delete' : 'read';
+    this.#access.require(source, sourceRight);
+    if (how.move && source.address.segments.length === 0) throw new InvalidArgumentError(`${source.global} is the root of its host, which cannot be moved; move what is in it.`, { details: { argument: 'from' } });
+    let target = await this.#access.target(who, to);
+    const found = await this.#look(source);
+    if (found === null) throw new NotFoundError(`Nothing exists at ${source.global}.`, { details: { network: source.record.network, host: source.record.slug } });
+    // Into a folder that is there, as cp and mv do; a drop box is not looked into.
+    if (source.address.segments.length > 0 && target.permissions.allows(target.address.segments, 'read') && (await this.#look(target))?.type === 'directory') {
+      const { network, host, segments } = target.address;
+      target = await this.#access.target(who, formatAddress(createAddress({ network, host, segments: [...segments, source.address.segments[source.address.segments.length - 1]!] })));
+    }
+    const sameHost = source.record.id === target.record.id;
+    const inside = source.address.segments.every((segment, index) => target.address.segments[index] === segment);
+    if (sameHost && inside) {
+      throw new InvalidArgumentError(`${target.global} is ${target.address.segments.length === source.address.segments.length ? '' : 'inside '}${source.global}; name a place outside it.`, { details: { argument: 'to' } });
+    }
+    this.#access.require(target, 'write');
+    const view = (type: EntryType, files: number, bytes: number): FsTransfer => ({ from: source.global, to: target.global, type, files, bytes });
+    if (found.type === 'file') {
+      const written = await this.#copyFile(source, target, how);
+      if (how.move) await this.#finishMove(source, target, found.etag);
+      return view('file', 1, written.size ?? 0);
+    }
+    if (!how.recursive) throw new IsADirectoryError(`${source.global} is a folder; copy it recursively to copy everything below it.`, { details: { argument: 'recursive', network: source.record.network, host: source.record.slug } });
+    this.#access.requireBelow(source, sourceRight);
+    this.#access.requireBelow(target, 'write');
+    const { port, capabilities } = await this.#dispatch(source);
+    const moved: { readonly from: Target; readonly to: Target; readonly etag: string | undefined }[] = [];
+    const folders: string[] = [];
+    let files = 0;
+    let bytes = 0;
+    for await (const entry of entriesBelow(port, capabilities, source.uri)) {
+      const place = this.#placeOf(source, entry);
+      if (place === null) continue;
+      if (entry.type === 'directory') {
+        if (how.move) folders.push(entry.uri);
+        continue;
+      }
+      const relative = place.segments.slice(source.address.segments.length);
+      const { network } = source.address;
+      const fileFrom = await this.#access.target(who, formatAddress(createAddress({ network, host: source.address.host, segments: place.segments })));
+      const fileTo = await this.#access.target(who, formatAddress(createAddress({ network, host: target.address.host, segments: [...target.address.segments, ...relative] })));
+      this.#access.require(fileFrom, sourceRight);
+      this.#access.require(fileTo, 'write');
+      const written = await this.#copyFile(fileFrom, fileTo, how);
+      files += 1;
+      bytes += written.size ?? 0;
+      if (how.move) moved.push({ from: fileFrom, to: fileTo, etag: entry.etag });
+    }
+    if (how.move) {
+      for (const file of moved) await this.#finishMove(file.from, file.to, file.etag);
+      await this.#removeFolders(source, port, capabilities, [...folders.reverse(), source.uri]);
+    }
+    return view('directory', files, bytes);
+  }
+
+  /** A file of a copy or move, streamed from its host to the target. */
+  async #copyFile(source: Target, target: Target, how: { readonly createOnly: boolean; readonly move: boolean }): Promise<FsEntry> {
+    const host = await this.#platform.kinds.openHost(source.record);
+    const stream = await this.#live(source, () => host.read(source.address.path));
+    // A move within a host moves the catalog entry once the source is gone (#finishMove).
+    const syncNow = !(how.move && source.record.id === target.record.id);
+    return this.#store(target, stream, how.createOnly ? { createOnly: true } : {}, syncNow);
+  }
+
+  /** Removes a moved file if it is still the version copied, and moves or removes its catalog entry. */
+  async #finishMove(source: Target, target: Target, etag: string | undefined): Promise<void> {
+    await this.#live(source, async () => {
+      const { port, capabilities } = await this.#dispatch(source);
+      const changed = (cause?: unknown): PreconditionFailedError =>
+        new PreconditionFailedError(`${source.global} changed while it was moved, so it was kept; ${target.global} holds the version that was read.`, {
+          ...(cause === undefined ? {} : { cause }),
+          details: { network: source.record.network, host: source.record.slug },
+        });
+      try {
+        await guardedCall(port, capabilities, 'delete', source.uri, etag === undefined ? {} : { ifMatch: etag });
+      } catch (error) {
+        if (etag !== undefined && hasErrorCode(error, 'precondition_failed')) throw changed(error);
+        if (etag === undefined || !hasErrorCode(error, 'unsupported') || error.details['argument'] !== 'ifMatch' || !capabilities.has('stat')) throw error;
+        // The host cannot make a delete conditional: compare just before deleting instead.
+        if ((await this.#statOrNull(port, capabilities, source.uri))?.etag !== etag) throw changed();
+        await guardedCall(port, capabilities, 'delete', source.uri, {});
+      }
+    });
+    // A drop box's write placed and synced its object itself (#drop), as a write to another host did.
+    const readable = target.permissions.allows(target.address.segments, 'read');
+    if (source.record.id === target.record.id && readable) await this.#catalogSync.moved(source.record, source.address.path, target.address.path);
+    else await this.#catalogSync.removed(source.record, source.address.path, false);
+  }
+
+  /** A moved folder's folders, deepest first: one that is gone already (a bucket's) or holds something new is left. */
+  async #removeFolders(source: Target, port: ConnectorPort, capabilities: ReadonlySet<ConnectorCapability>, uris: readonly string[]): Promise<void> {
+    await this.#live(source, async () => {
+      for (const uri of uris) {
+        await guardedCall(port, capabilities, 'delete', uri, {}).catch((error: unknown) => {
+          if (!hasErrorCode(error, 'not_found') && !hasErrorCode(error, 'precondition_failed')) throw error;
+        });
+      }
+    });
+  }
+
+  /** What is at a target, live: its entry, or null when nothing is there. */
+  async #look(target: Target): Promise<Pick<ConnectorEntry, 'type' | 'etag' | 'size'> | null> {
+    if (target.address.segments.length === 0) return { type: 'directory' };
+    return this.#live(target, async () => {
+      const { port, capabilities } = await this.#dispatch(target);
+      if (capabilities.has('stat')) return this.#statOrNull(port, capabilities, target.uri);
+      const entry = await (await this.#platform.kinds.openHost(target.record)).stat(target.address.path);
+      return entry === null ? null : { type: 'file', ...(entry.etag === undefined ? {} : { etag: entry.etag }), ...(entry.size === undefined ? {} : { size: entry.size }) };
+    });
   }
 
   /**
@@ -868,6 +1134,29 @@ function uniqueName(name: string): string {
   const dot = name.lastIndexOf('.');
   const tag = `~${randomBytes(4).toString('hex')}`;
   return dot > 0 ? `${name.slice(0, dot)}${tag}${name.slice(dot)}` : `${name}${tag}`;
+}
+
+/** What a write may ask for, as copyWriteOptions copies it. */
+interface WriteChoices {
+  readonly ifMatch?: string;
+  readonly createOnly?: boolean;
+  readonly mime?: string;
+}
+
+/** The entry a host Connector's write answered, at the target it wrote. */
+function fileAt(target: Target, entry: Entry): FsEntry {
+  const built: { -readonly [K in keyof FsEntry]: FsEntry[K] } = {
+    address: target.global,
+    host: target.address.host,
+    path: target.address.path,
+    name: target.address.segments[target.address.segments.length - 1] ?? '',
+    type: 'file',
+  };
+  if (entry.size !== undefined) built.size = entry.size;
+  if (entry.mtime !== undefined) built.mtime = entry.mtime;
+  if (entry.etag !== undefined) built.etag = entry.etag;
+  if (entry.mime !== undefined) built.mime = entry.mime;
+  return built;
 }
 
 // Assigned field by field: a listing builds one per entry, and object spreads cost several times more.

@@ -176,6 +176,43 @@ export interface FsDeleteOptions {
   readonly ifMatch?: string;
 }
 
+/** How a copy or move treats its target (docs/fs.md "Copies and moves"). */
+export interface FsCopyOptions {
+  /** Copy a folder and everything below it; without it a folder is `is_a_directory`. */
+  readonly recursive?: boolean;
+  /** Never replace an object at the target (`already_exists` instead, nothing written there). */
+  readonly createOnly?: boolean;
+}
+
+export interface FsMoveOptions {
+  /** Never replace an object at the target (`already_exists` instead, the source kept). */
+  readonly createOnly?: boolean;
+}
+
+/** What a copy or move did. */
+export interface FsTransfer {
+  /** Global address of the source. */
+  readonly from: string;
+  /** Global address the source went to (inside `to` when `to` named an existing folder). */
+  readonly to: string;
+  readonly type: EntryType;
+  /** Files written at the target. */
+  readonly files: number;
+  /** Bytes those files hold, as the target reported them. */
+  readonly bytes: number;
+}
+
+/** A folder mkdir made or found. */
+export interface FsFolder extends FsEntry {
+  /** False when the folder was there already (or, `implied`, when nothing could be made). */
+  readonly created: boolean;
+  /**
+   * True on a host whose folders exist only through what is in them (a bucket): nothing was
+   * made, the name was checked to be free, and the folder shows once something is written below it.
+   */
+  readonly implied: boolean;
+}
+
 export interface FsSearchFilters {
   /** Host slugs of the caller's network. */
   readonly hosts?: readonly string[];

@@ -1,6 +1,7 @@
 /** Every subcommand, registered in the order `inseam --help` lists them. */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { registerChangeCommands } from './changes.js';
 import { registerConnectorCommands } from './connector.js';
 import { registerCrawlCommand } from './crawl.js';
 import { registerFilesCommand } from './files.js';
@@ -29,6 +30,7 @@ export function registerCommands(program: Command, io: CliIo): void {
   registerHostCommand(program, io);
   registerFilesCommand(program, io);
   registerListingCommands(program, io);
+  registerChangeCommands(program, io);
   registerCrawlCommand(program, io);
   registerSearchCommand(program, io);
   registerTrialCommand(program, io);

@@ -1,7 +1,7 @@
 /**
  * Output as Unix tools write it: `inseam cat` streams every byte exactly through a pipe (whole and
- * by range, across chunk boundaries), and `inseam cat`/`inseam ls` whose reader closes the pipe
- * early stop quietly with exit 0 — no EPIPE message, no stack. The commands run as child
+ * by range, across chunk boundaries), and a command whose reader closes the pipe early — `cat`,
+ * `ls`, and any other, however it writes — stops quietly with exit 0: no EPIPE message, no stack. The commands run as child
  * processes (the sources through the TypeScript hooks) with a real pipe on stdout.
  */
 import { spawn } from 'node:child_process';
@@ -31,12 +31,14 @@ interface Piped {
   readonly stderr: string;
 }
 
-/** Runs `inseam --data <dir> …args` with stdout on a pipe; `closeAfter` bytes read, the pipe is closed. */
-function piped(args: readonly string[], closeAfter?: number): Promise<Piped> {
+/** Runs `inseam --data <dir> …args` with stdout on a pipe; `closeAfter` bytes read (0: at once), the pipe is closed. */
+function piped(args: readonly string[], closeAfter?: number, closeStderr = false): Promise<Piped> {
   const child = spawn(process.execPath, ['--conditions=inseam-source', '--import', REGISTER, MAIN, '--data', dataDir, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: dataDir },
   });
+  if (closeAfter === 0) child.stdout.destroy();
+  if (closeStderr) child.stderr.destroy();
   const chunks: Buffer[] = [];
   let received = 0;
   let stderr = '';
@@ -96,6 +98,19 @@ describe('inseam cat through a pipe', () => {
     const ls = await piped(['ls', 'files://many/'], 1024);
     expect({ code: ls.code, signal: ls.signal, stderr: ls.stderr }).toEqual({ code: 0, signal: null, stderr: '' });
   });
+
+  it('every command exits 0 quietly when its reader is gone before it writes', async () => {
+    for (const args of [['stat', '--json', 'files://big.bin'], ['host', 'ls', 'home'], ['host', 'ls', 'home', '--json'], ['ls', '--json', 'files://many/'], ['host', 'show', 'home/files', '--json']]) {
+      const closed = await piped(args, 0);
+      expect({ args, code: closed.code, signal: closed.signal, stderr: closed.stderr }).toEqual({ args, code: 0, signal: null, stderr: '' });
+    }
+  }, 120_000);
+
+  it('a command whose stderr reader is gone (`2>&1 | head`) finishes as it would', async () => {
+    const crawled = await piped(['crawl', 'home/files'], undefined, true);
+    expect({ code: crawled.code, signal: crawled.signal }).toEqual({ code: 0, signal: null });
+    expect(crawled.stdout.toString()).not.toMatch(/EPIPE|unexpected/);
+  }, 60_000);
 
   it('still fails on a path the host does not have, with the typed error', async () => {
     const missing = await piped(['cat', 'files://nothing-here.bin']);

@@ -18,9 +18,22 @@ export const COPY_CHUNK_BYTES = 1024 * 1024;
 /** The first write error seen on each stream, so the next write reports it instead of hanging. */
 const failures = new WeakMap<NodeJS.WritableStream, unknown>();
 
+const CLOSED_CODES: ReadonlySet<unknown> = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * Whether a command's failure means only that the reader of `out` went away: OutputClosedError,
+ * or a write's own EPIPE from code that wrote without `write` below — but only when `out` is the
+ * stream that broke, so an EPIPE from a host's connection still fails the command.
+ */
+export function isClosedOutput(error: unknown, out: NodeJS.WritableStream): boolean {
+  if (error instanceof OutputClosedError) return true;
+  if (!CLOSED_CODES.has((error as { code?: unknown } | null)?.code)) return false;
+  const stream = out as { destroyed?: boolean; writableErrored?: unknown };
+  return failures.has(out) || stream.destroyed === true || (stream.writableErrored ?? null) !== null;
+}
+
 function outputError(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' ? new OutputClosedError() : error;
+  return CLOSED_CODES.has((error as { code?: unknown } | null)?.code) ? new OutputClosedError() : error;
 }
 
 /**
