@@ -228,14 +228,14 @@ const searchInput = z.object({
   mode: z
     .enum(['keyword', 'semantic', 'hybrid'])
     .optional()
-    .describe('keyword (default): every term must match. semantic: passages nearest in meaning, for questions in your own words. hybrid: both, fused by rank.'),
+    .describe('hybrid (default): words and meaning, fused by rank. keyword: every term must match. semantic: passages nearest in meaning, for questions in your own words.'),
 });
 
 const searchTool: HostedTool = {
   name: 'search',
   action: 'fs.search',
   title: 'Search content',
-  description: 'Search the synced content of this network\'s hosts (offline hosts included) by words (mode keyword, the default) or by meaning (semantic, hybrid); only objects this session may read are returned. Each hit has its address, score, etag, the matching passage, and its OS path or why there is none.',
+  description: 'Search the synced content of this network\'s hosts (offline hosts included) by words and meaning (mode hybrid, the default), by words only (keyword) or by meaning only (semantic); only objects this session may read are returned. Each hit has its address, score, etag, the matching passage, and its OS path or why there is none.',
   inputSchema: searchInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async call(args: z.infer<typeof searchInput>, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
