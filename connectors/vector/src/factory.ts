@@ -8,9 +8,9 @@ import { InvalidConfigError, type ConnectorFactory, type ConnectorFactoryContext
 import type { EgressPort } from '@inseam/connector';
 import { parseVectorConfig, type EmbedderSettings } from './config.js';
 import type { Embedder } from './embedder.js';
-import { OpenAiEmbedder } from './openai-embedder.js';
+import { OpenAiEmbedder, openAiModelId } from './openai-embedder.js';
 import { VectorConnector, type VectorPortOptions } from './port.js';
-import { createDefaultEmbedder } from './wink/default-embedder.js';
+import { DEFAULT_MAX_WORDS, createDefaultEmbedder, sifModelId } from './wink/default-embedder.js';
 
 const SOURCE_SLUG = /^[a-z][a-z0-9+.-]*$/;
 
@@ -39,4 +39,15 @@ export interface EmbedderServices {
 export async function createEmbedder(settings: EmbedderSettings, services: EmbedderServices): Promise<Embedder> {
   if (settings.provider === 'openai') return new OpenAiEmbedder(settings, services.egress());
   return createDefaultEmbedder(services.cacheDir === undefined ? {} : { cacheDir: services.cacheDir });
+}
+
+/**
+ * The model id the embedder the settings name will answer, known without starting it (the
+ * default's start loads a 24 MiB table, or converts for seconds on a fresh install): what is
+ * pending for a network can be asked of the store before deciding to load the embedder. The
+ * default's assumes its whole vocabulary cut (DEFAULT_MAX_WORDS; the package has 341,479 words);
+ * the started embedder's own `model` stays what vectors are written under.
+ */
+export function expectedModelId(settings: EmbedderSettings): string {
+  return settings.provider === 'openai' ? openAiModelId(settings) : sifModelId({ words: DEFAULT_MAX_WORDS });
 }

@@ -13,7 +13,7 @@ export type { VectorPortOptions, SemanticQuery, SemanticHit } from './port.js';
 export type { VectorIndex, VectorAccess, IndexedEntry, IndexRecord, IndexHit, IndexSearch, IndexState } from './vector-index.js';
 export { locate, underlyingEntry } from './layout.js';
 export type { VectorLocation } from './layout.js';
-export { createVectorPort, createVectorConnectorFactory, createEmbedder } from './factory.js';
+export { createVectorPort, createVectorConnectorFactory, createEmbedder, expectedModelId } from './factory.js';
 export type { EmbedderServices } from './factory.js';
 export { parseVectorConfig, embedderAuth, EMBEDDER_PROVIDERS, DEFAULT_MIN_SCORE } from './config.js';
 export type { VectorSettings, EmbedderSettings, OpenAiEmbedderSettings, EmbedderProvider } from './config.js';

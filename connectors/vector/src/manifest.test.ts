@@ -123,6 +123,7 @@ describe('manifest', () => {
         'defaultCacheDir',
         'embedAll',
         'embedderAuth',
+        'expectedModelId',
         'isZeroVector',
         'loadWordTable',
         'locate',

@@ -33,6 +33,11 @@ import { checkBatch, normalize, type EmbedOptions, type Embedder } from './embed
 /** The largest answer read: 2048 inputs of 8192 numbers at about 20 bytes each, with room to spare. */
 export const MAX_ANSWER_BYTES = 512 * 1024 * 1024;
 
+/** The model id of an OpenAI-compatible embedder: the endpoint, the server's model name and the dimension name one vector space. */
+export function openAiModelId(settings: Pick<OpenAiEmbedderSettings, 'baseUrl' | 'model' | 'dimension'>): string {
+  return `openai:${settings.baseUrl}#${settings.model}@${settings.dimension}`;
+}
+
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
   readonly dimension: number;
@@ -49,7 +54,7 @@ export class OpenAiEmbedder implements Embedder {
     this.#origin = new URL(settings.baseUrl).origin;
     this.dimension = settings.dimension;
     this.maxBatch = settings.batchSize;
-    this.model = `openai:${settings.baseUrl}#${settings.model}@${settings.dimension}`;
+    this.model = openAiModelId(settings);
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {

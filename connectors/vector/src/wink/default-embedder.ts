@@ -43,6 +43,16 @@ export interface SifEmbedderOptions {
   readonly maxBatch?: number;
 }
 
+/**
+ * The model id of SIF vectors over a table of `words` words. Everything that changes the vector a
+ * text gets is in it, so no two vector spaces share one.
+ */
+export function sifModelId(options: SifEmbedderOptions & { readonly words: number }): string {
+  const sif = options.sif ?? DEFAULT_SIF;
+  const removing = options.removeCommonDirection ?? true;
+  return `wink-sg100d-v${ALGORITHM_VERSION}-${options.weighting ?? 'sif'}-a${sif.a}${removing ? '' : '-raw'}-w${options.words}`;
+}
+
 /** SIF sentence vectors over a loaded table. */
 export class SifEmbedder implements Embedder {
   readonly model: string;
@@ -69,8 +79,7 @@ export class SifEmbedder implements Embedder {
       : tableDirection
         ? table.components
         : commonDirection(table.count, table.sourceCount, table.dimension, (into, rank, weight) => table.addTo(into, rank, weight), weighting === 'sif' ? sif : { a: 1e12 });
-    // Everything that changes the vector a text gets is in the id, so no two spaces share one.
-    this.model = `wink-sg100d-v${ALGORITHM_VERSION}-${weighting}-a${sif.a}${removing ? '' : '-raw'}-w${table.count}`;
+    this.model = sifModelId({ ...options, words: table.count });
   }
 
   /** One vector; all zeros when no word of the text is in the vocabulary. */

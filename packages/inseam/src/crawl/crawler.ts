@@ -82,7 +82,10 @@ export class Crawler {
     const handle = new CrawlHandle((h) => this.#execute(target, options, h));
     this.#running.set(key, handle);
     handle.result.then(
-      () => this.#running.delete(key),
+      (run) => {
+        this.#running.delete(key);
+        if (run.state === 'completed' || run.state === 'paused') this.#o.onWritten(target.ref);
+      },
       () => this.#running.delete(key),
     );
     return handle;
@@ -240,6 +243,7 @@ export class Crawler {
       for (const path of paths) touched.add(path);
     }
     await flush();
+    if (totals.written > 0 || totals.moved > 0) this.#o.onWritten(target.ref);
     return { ...totals, rescan: rescan ? this.sync(target, { mode: 'full' }) : null };
   }
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import type { CatalogStore, SyncHistoryStore } from '../store/index.js';
+import type { CatalogStore, HostRef, SyncHistoryStore } from '../store/index.js';
 import { newOwner } from './owner.js';
 
 export interface CrawlerOptions {
@@ -29,6 +29,13 @@ export interface CrawlerOptions {
   readonly watchQueueLimit?: number;
   /** This crawler's owner id in crawl runs. Default: pid, machine and a nonce. */
   readonly owner?: string;
+  /**
+   * Told that the crawler wrote entries of a host: after a crawl run ends completed or paused, and
+   * after change events (a watch's, a webhook's, the fs service's own writes) stored or moved
+   * any. The platform starts embedding there, so a change is searchable by meaning without
+   * waiting for the next crawl. Must not throw; it is not awaited.
+   */
+  readonly onWritten?: (ref: HostRef) => void;
   readonly now?: () => number;
 }
 
@@ -45,6 +52,7 @@ export interface ResolvedCrawlerOptions {
   readonly retry: { readonly attempts: number; readonly baseMs: number; readonly maxMs: number };
   readonly watchQueueLimit: number;
   readonly owner: string;
+  readonly onWritten: (ref: HostRef) => void;
   readonly now: () => number;
 }
 
@@ -72,6 +80,7 @@ export function resolveOptions(options: CrawlerOptions): ResolvedCrawlerOptions 
     retry: { attempts: retry.attempts, baseMs: positive('retry.baseMs', retry.baseMs, 500), maxMs: positive('retry.maxMs', retry.maxMs, 30_000) },
     watchQueueLimit: positive('watchQueueLimit', options.watchQueueLimit, 10_000),
     owner: options.owner ?? newOwner(),
+    onWritten: options.onWritten ?? (() => undefined),
     now: options.now ?? Date.now,
   };
 }

@@ -148,15 +148,15 @@ describe('identity comes from the caller, never from input', () => {
 
   it('never lets a search filter decide what the caller may read', async () => {
     await (await fixture.platform.sync({ network: 'home', host: 'notes' })).result;
-    const filters = { ...forged, canRead: () => true, hosts: ['notes'] };
+    const filters = { ...forged, canRead: () => true, hosts: ['notes'], mode: 'keyword' };
     const page = await fixture.fs.search(ann, 'secret plan', filters as never);
     expect(page.hits).toEqual([]);
-    const open = await fixture.fs.search(ann, 'alpha', { hosts: ['notes'] });
+    const open = await fixture.fs.search(ann, 'alpha', { hosts: ['notes'], mode: 'keyword' });
     expect(open.hits.map((hit) => hit.address)).toEqual(['inseam://home/notes/docs/a.md']);
     // bob's own host holds the same files; ann never sees its hits.
     await (await fixture.platform.sync({ network: 'home', host: 'bobs' })).result;
-    expect((await fixture.fs.search(ann, 'alpha')).hits.map((hit) => hit.host)).toEqual(['notes']);
-    expect((await fixture.fs.search(bob, 'alpha')).hits.map((hit) => hit.host).sort()).toEqual(['bobs', 'notes']);
+    expect((await fixture.fs.search(ann, 'alpha', { mode: 'keyword' })).hits.map((hit) => hit.host)).toEqual(['notes']);
+    expect((await fixture.fs.search(bob, 'alpha', { mode: 'keyword' })).hits.map((hit) => hit.host).sort()).toEqual(['bobs', 'notes']);
   });
 
   it('refuses a call without an authenticated session', async () => {

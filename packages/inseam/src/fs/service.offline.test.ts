@@ -75,7 +75,7 @@ describe('an offline host', () => {
     expect(await fixture.fs.stat(ann, 'notes://docs/deep')).toMatchObject({ type: 'directory', source: 'catalog' });
     expect(await fixture.fs.read(ann, 'notes://docs/a.md')).toMatchObject({ content: 'alpha synced text', source: 'catalog', encoding: 'text' });
     expect(await fixture.fs.read(ann, 'notes://docs/a.md', { range: { offset: 6, length: 6 } })).toMatchObject({ content: 'synced', nextOffset: 12 });
-    const found = await fixture.fs.search(ann, 'synced');
+    const found = await fixture.fs.search(ann, 'synced', { mode: 'keyword' });
     expect(found.hits.map((hit) => hit.address).sort()).toEqual(['inseam://home/notes/docs/a.md', 'inseam://home/notes/docs/b.md']);
 
     // Permissions hold offline too, and what was never there is not found.
@@ -201,7 +201,7 @@ describe('a runtime-gated host', () => {
     expect(desk).toMatchObject({ runtimeGated: true, origin: 'test.desk', status: { state: 'offline', reason: 'runtime_offline', runtimeActive: false } });
     expect(await fixture.fs.list(ann, 'desk://')).toMatchObject({ source: 'catalog', entries: [expect.objectContaining({ name: 'notes.txt' })] });
     expect(await fixture.fs.read(ann, 'desk://notes.txt')).toMatchObject({ content: 'synced desk notes', source: 'catalog' });
-    expect((await fixture.fs.search(ann, 'desk')).hits.map((hit) => hit.address)).toEqual(['inseam://home/desk/notes.txt']);
+    expect((await fixture.fs.search(ann, 'desk', { mode: 'keyword' })).hits.map((hit) => hit.address)).toEqual(['inseam://home/desk/notes.txt']);
     expect(await fixture.fs.runtimeStack(ann)).toMatch(/^- desk "Desktop" inseam:\/\/home\/desk\/ \(desk\) \[from test\.desk\] \(offline\): The team's desktop container\./m);
 
     expect(state.runtimeChecks).toBeGreaterThan(0);

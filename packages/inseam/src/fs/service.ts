@@ -58,7 +58,7 @@ import { getConnectorBindingProvenance } from '@neuralis/package-system/loader';
 import { assertCapability, guardedCall } from '@neuralis/package-system/testing';
 import { addressFromSourceUri, addressToSourceUri, createAddress, formatAddress, type Address } from '../address/index.js';
 import { SANDBOX_PACKAGE_ID } from '../sandbox/index.js';
-import type { SearchMode, SearchPage } from '../search/index.js';
+import { DEFAULT_SEARCH_MODE, type SearchMode, type SearchPage } from '../search/index.js';
 import type { HostRecord } from '../store/index.js';
 import { Access, type FsPlatform, type HostAccess, type Target } from './access.js';
 import { actorOf, checkCaller, mayUseHost, ownsRun, type CheckedCaller } from './caller.js';
@@ -670,9 +670,9 @@ export class FsService {
   }
 
   /**
-   * Full-text search over the synced content of the caller's network, offline hosts included;
-   * a hit is returned only when the caller may read it (ownership, the host's tree and its
-   * baselines). Filters are copied field by field; a `canRead` or identity in them is ignored.
+   * Search over the synced content of the caller's network, offline hosts included, by
+   * `mode` (default hybrid: words and meaning, as on every surface); a hit is returned only when
+   * the caller may read it (ownership, the host's tree and its baselines). Filters are copied field by field; a `canRead` or identity in them is ignored.
    * Throws: permission_denied, invalid_argument, invalid_uri, not_found, scope_invalid.
    */
   async search(caller: Caller, query: string, filters: FsSearchFilters = {}): Promise<SearchPage> {
@@ -699,7 +699,7 @@ export class FsService {
       ...(whereText === undefined ? {} : { whereText }),
       ...(limit === undefined ? {} : { limit: limit as number }),
       ...(cursor === undefined ? {} : { cursor }),
-      ...(mode === undefined ? {} : { mode: mode as SearchMode }),
+      mode: (mode ?? DEFAULT_SEARCH_MODE) as SearchMode,
       access,
     });
   }

@@ -244,12 +244,12 @@ describe('writes', () => {
 describe('search', () => {
   it('finds synced content the caller may read, never the rest', async () => {
     await (await api.platform.sync({ network: 'home', host: 'files' })).result;
-    const hits = await call(api, 'GET', '/v1/search?q=harbour', { token: api.reader });
+    const hits = await call(api, 'GET', '/v1/search?q=harbour&mode=keyword', { token: api.reader });
     expect(hits.status).toBe(200);
     expect(hits.json().hits.map((hit: { address: string }) => hit.address)).toEqual(['inseam://home/files/docs/plan.md']);
-    const secret = await call(api, 'GET', '/v1/search?q=secret', { token: api.reader });
+    const secret = await call(api, 'GET', '/v1/search?q=secret&mode=keyword', { token: api.reader });
     expect(secret.json().hits).toEqual([]);
-    const filtered = await call(api, 'GET', `/v1/search?q=alpha&where=${q('mime=text/plain')}&host=files`, { token: api.reader });
+    const filtered = await call(api, 'GET', `/v1/search?q=alpha&where=${q('mime=text/plain')}&host=files&mode=keyword`, { token: api.reader });
     expect(filtered.json().hits.map((hit: { path: string }) => hit.path)).toEqual(['notes/a.txt']);
   });
 });

@@ -101,7 +101,7 @@ describe('an imap host on the surfaces', () => {
     const client = new Client({ name: 'imap-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }));
     clients.push(client);
-    const found = (await client.callTool({ name: 'search', arguments: { query: 'crane' } })) as CallToolResult;
+    const found = (await client.callTool({ name: 'search', arguments: { query: 'crane', mode: 'keyword' } })) as CallToolResult;
     const addresses = [...new Set(JSON.stringify(found).match(/inseam:\/\/home\/mail\/INBOX\/[0-9]+-[0-9]+\.eml/g) ?? [])];
     expect(addresses).toHaveLength(2);
     const texts: string[] = [];

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 async function searchPaths(text: string, token = api.admin): Promise<{ paths: string[]; next?: string }> {
-  const answer = await call(api, 'GET', `/v1/search?q=${encodeURIComponent(text)}&limit=100`, { token });
+  const answer = await call(api, 'GET', `/v1/search?q=${encodeURIComponent(text)}&limit=100&mode=keyword`, { token });
   expect(answer.status, answer.text).toBe(200);
   const page = answer.json<{ hits: { path: string }[]; next?: string }>();
   return { paths: page.hits.map((hit) => hit.path).sort(), ...(page.next === undefined ? {} : { next: page.next }) };

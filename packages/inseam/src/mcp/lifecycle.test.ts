@@ -94,7 +94,7 @@ describe('install_connector', () => {
     // The first crawl indexes the host; search finds its text once it has.
     let hits: unknown[] = [];
     for (let attempt = 0; attempt < 50 && hits.length === 0; attempt += 1) {
-      hits = structured(await call('search', { query: 'umlauts' }))['hits'] as unknown[];
+      hits = structured(await call('search', { query: 'umlauts', mode: 'keyword' }))['hits'] as unknown[];
       if (hits.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(hits).toHaveLength(1);

@@ -11,6 +11,6 @@ describe('the platform, network and search subpaths', () => {
     expect(Object.keys(network).sort()).toEqual(
       ['MAX_DESCRIPTION_LENGTH', 'MAX_LABEL_LENGTH', 'NetworkService', 'PAD_SLUG', 'attributeHost', 'createPreparedHost', 'checkOwnership', 'checkPrivateOrigins', 'checkSyncSettings', 'checkText', 'declaredConfig', 'defaultSync', 'packageBaselines', 'resolveLocalRoot', 'sourceOffers'].sort(),
     );
-    expect(Object.keys(search).sort()).toEqual(['DEFAULT_SEARCH_LIMIT', 'MAX_SEARCH_LIMIT', 'SearchService', 'WHERE_OPERATORS', 'describeWhere', 'parseWhere', 'typeWhere'].sort());
+    expect(Object.keys(search).sort()).toEqual(['DEFAULT_SEARCH_LIMIT', 'DEFAULT_SEARCH_MODE', 'MAX_SEARCH_LIMIT', 'SearchService', 'WHERE_OPERATORS', 'describeWhere', 'parseWhere', 'typeWhere'].sort());
   });
 });

@@ -88,7 +88,7 @@ describe('a machine host', () => {
     expect(page.source).toBe('catalog');
     expect(page.entries.map((entry) => entry.name)).toEqual(expect.arrayContaining(['readme.md', 'd0', 'd9']));
     expect(await fs.read(ann, 'box://readme.md')).toMatchObject({ content: 'the remote readme mentions wombats', source: 'catalog' });
-    expect((await fs.search(ann, 'wombats')).hits.map((hit) => hit.address)).toEqual(['inseam://home/box/readme.md']);
+    expect((await fs.search(ann, 'wombats', { mode: 'keyword' })).hits.map((hit) => hit.address)).toEqual(['inseam://home/box/readme.md']);
     await expect(fs.runStatus(ann, run.runId)).rejects.toMatchObject({ code: 'unavailable', details: { reason: 'runtime_offline' } });
 
     await sshd.start();

@@ -139,7 +139,9 @@ export class Platform {
       vectorSeams: (network) => storeVectorSeams({ store: parts.store, network, permissionsOf: (record) => this.kinds.permissionsOf(record) }),
     });
     this.catalog = new Catalog(parts.store.catalog);
-    this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog, history: parts.store.syncHistory });
+    // Embedding follows every write of the crawler, off its critical path: a crawl that ended, and
+    // change events (watches, webhooks, the fs service's writes, a queue worker's jobs) as they land.
+    this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog, history: parts.store.syncHistory, onWritten: (ref) => this.#written(ref) });
     this.scheduler = new SyncScheduler({ ...options.scheduler, crawler: this.crawler });
     this.networks = new NetworkService({
       store: parts.store,
@@ -156,8 +158,6 @@ export class Platform {
     });
     this.vectors = new VectorIndexer({ store: parts.store, embedderOf: (host) => this.kinds.embedder(host) });
     this.search = new SearchService({ store: parts.store, catalog: this.catalog, kinds: this.kinds });
-    // Embedding follows each crawl, off its critical path: the crawl has finished when it starts.
-    this.scheduler.on('sync', (ref, handle) => this.#indexAfter(ref, handle));
     this.#crawls = new InProcessCrawlRequests(this);
   }
 
@@ -200,18 +200,12 @@ export class Platform {
     const handle = this.crawler.sync(await this.kinds.crawlTarget(record), options);
     this.#handles.add(handle);
     void handle.result.finally(() => this.#handles.delete(handle)).catch(() => undefined);
-    this.#indexAfter(ref, handle);
     return handle;
   }
 
-  /** Once the crawl has written its entries (completed or paused), their text is embedded in the background. */
-  #indexAfter(ref: HostRef, handle: CrawlHandle): void {
-    void handle.result.then(
-      (run) => {
-        if (this.#closing === undefined && run.state !== 'failed') void this.vectors.request(ref.network);
-      },
-      () => undefined,
-    );
+  /** The crawler wrote entries of the host: their text is embedded in the background. */
+  #written(ref: HostRef): void {
+    if (this.#closing === undefined) void this.vectors.request(ref.network);
   }
 
   /**

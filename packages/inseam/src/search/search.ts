@@ -55,7 +55,8 @@ export interface SearchOptions {
    */
   readonly access?: (host: HostRecord) => Promise<PermissionTree | null>;
   /**
-   * `keyword` (default here): every term must match (BM25). `semantic`: by meaning, the
+   * `keyword` (default of this in-process API, for its existing callers; every surface — CLI,
+   * /v1, MCP, web — defaults to DEFAULT_SEARCH_MODE, hybrid): every term must match (BM25). `semantic`: by meaning, the
    * network's embedder's nearest passages. `hybrid`: both, fused by reciprocal rank (semantic.ts).
    */
   readonly mode?: SearchMode;

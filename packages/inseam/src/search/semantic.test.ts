@@ -189,7 +189,7 @@ describe('GET /v1/search?mode=', () => {
     await api?.close();
   });
 
-  it('answers by meaning for semantic and hybrid, nothing for keyword; never a hit the caller may not read', async () => {
+  it('answers by meaning for semantic and hybrid (the default), nothing for keyword; never a hit the caller may not read', async () => {
     for (const mode of ['semantic', 'hybrid']) {
       const answer = await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=${mode}`, { token: api.admin });
       expect(answer.status, answer.text).toBe(200);
@@ -205,6 +205,11 @@ describe('GET /v1/search?mode=', () => {
     const bobs = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=semantic`, { token: api.reader })).json() as SearchPage;
     expect(bobs.hits.map((hit) => hit.address)).toContain('inseam://home/bobs/travel/lisbon.md');
     expect(bobs.hits.map((hit) => hit.address)).not.toContain('inseam://home/notes/private/lisbon-deal.md');
+    // No mode: hybrid, as on every surface, so the paraphrase is found by meaning.
+    const byDefault = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}`, { token: api.admin })).json() as SearchPage;
+    expect(byDefault.hits[0]).toMatchObject({ address: EXPECTED, matched: ['semantic'] });
+    expect(byDefault.index).toEqual([expect.objectContaining({ network: 'home', vectorHost: 'vector', pending: 0, failed: 0 })]);
+    expect(JSON.stringify(byDefault)).not.toContain('lisbon-deal');
     const keyword = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=keyword`, { token: api.admin })).json() as SearchPage;
     expect(keyword.hits).toEqual([]);
     const bad = await call(api, 'GET', `/v1/search?q=x&mode=fuzzy`, { token: api.admin });
@@ -227,7 +232,7 @@ describe('the MCP search tool', () => {
     await fixture?.close();
   });
 
-  it('takes a mode and answers the passage and the OS path', async () => {
+  it('takes a mode, defaults to hybrid, and answers the passage and the OS path', async () => {
     const result = (await ann.callTool({ name: 'search', arguments: { query: QUESTION, mode: 'hybrid' } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const page = structured(result) as unknown as SearchPage;
@@ -236,7 +241,11 @@ describe('the MCP search tool', () => {
     expect(text).toContain("Low-cost airfare to Portugal's capital");
     expect(text).toContain(`os path: ${join(folder, 'travel/lisbon.md')}`);
     expect(JSON.stringify(result)).not.toContain('lisbon-deal');
-    const keyword = (await ann.callTool({ name: 'search', arguments: { query: QUESTION } })) as CallToolResult;
+    // No mode: hybrid, as on every surface.
+    const byDefault = (await ann.callTool({ name: 'search', arguments: { query: QUESTION } })) as CallToolResult;
+    expect((structured(byDefault) as unknown as SearchPage).hits[0]).toMatchObject({ address: EXPECTED, matched: ['semantic'] });
+    expect(JSON.stringify(byDefault)).not.toContain('lisbon-deal');
+    const keyword = (await ann.callTool({ name: 'search', arguments: { query: QUESTION, mode: 'keyword' } })) as CallToolResult;
     expect((structured(keyword) as unknown as SearchPage).hits).toEqual([]);
   });
 });

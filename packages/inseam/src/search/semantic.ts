@@ -18,6 +18,9 @@ import { vectorHostOf } from '../vectors/index.js';
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
+/** The mode of a search that names none, on every surface (CLI, /v1, MCP, web): words and meaning. */
+export const DEFAULT_SEARCH_MODE: SearchMode = 'hybrid';
+
 /** Reciprocal-rank fusion's constant. */
 export const RRF_K = 60;
 

@@ -108,7 +108,7 @@ describe('GET /v1/search', () => {
 
   it('answers the matching files on the first page, and no cursor', async () => {
     for (const token of [api.admin, api.reader]) {
-      const answer = await call(api, 'GET', `/v1/search?q=budget&where=${q('mime=text/markdown')}`, { token });
+      const answer = await call(api, 'GET', `/v1/search?q=budget&mode=keyword&where=${q('mime=text/markdown')}`, { token });
       expect(answer.status).toBe(200);
       const page = answer.json() as { hits: { address: string }[]; next?: string };
       // bob (reader) owns "bobs", so his answer has its two plans too; ann's has only the shared host's.
@@ -119,10 +119,10 @@ describe('GET /v1/search', () => {
   });
 
   it('never pages past what the caller may read into an empty page with a cursor', async () => {
-    const first = (await call(api, 'GET', `/v1/search?q=budget&where=${q('mime=text/markdown')}&limit=2`, { token: api.admin })).json() as { hits: { address: string }[]; next?: string };
+    const first = (await call(api, 'GET', `/v1/search?q=budget&mode=keyword&where=${q('mime=text/markdown')}&limit=2`, { token: api.admin })).json() as { hits: { address: string }[]; next?: string };
     expect(first.hits.map((hit) => hit.address).sort()).toEqual(EXPECTED);
     expect(first.next).toBeUndefined();
-    const salaries = (await call(api, 'GET', `/v1/search?q=salary&host=budget`, { token: api.admin })).json() as { hits: unknown[]; next?: string };
+    const salaries = (await call(api, 'GET', `/v1/search?q=salary&host=budget&mode=keyword`, { token: api.admin })).json() as { hits: unknown[]; next?: string };
     expect(salaries).toEqual({ hits: [] });
   });
 });
@@ -143,7 +143,7 @@ describe('the MCP search tool', () => {
   });
 
   it('answers the matching files on the first page, and no cursor', async () => {
-    const result = (await ann.callTool({ name: 'search', arguments: { query: 'budget', where: ['mime=text/markdown'] } })) as CallToolResult;
+    const result = (await ann.callTool({ name: 'search', arguments: { query: 'budget', mode: 'keyword', where: ['mime=text/markdown'] } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const page = structured(result) as { hits: { address: string }[]; next?: string };
     expect(page.hits.map((hit) => hit.address).sort()).toEqual(EXPECTED);

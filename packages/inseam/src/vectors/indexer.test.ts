@@ -105,6 +105,43 @@ describe('the indexer', () => {
     expect(hits.every((hit) => Number(hit.path.slice(1, 3)) % 2 === 0)).toBe(true);
   });
 
+  it('drops the old model’s vectors once the re-embed for the new one is complete, never before, and never mixes them', async () => {
+    let current: Embedder = hashEmbedder('hash-16', 16);
+    const indexer = new VectorIndexer({ store: platform.store, embedderOf: async () => current, batchEntries: 10 });
+    expect(await indexer.run('home')).toMatchObject({ indexed: 40, dropped: [] });
+    // A new embedder is a new vector host config.
+    await platform.store.hosts.update({ network: 'home', host: 'vector' }, { config: { chunkTokens: 150 } });
+    current = hashEmbedder('hash-32', 32);
+    const stop = new AbortController();
+    expect(await indexer.run('home', { signal: stop.signal, onPage: ({ indexed }) => indexed >= 20 && stop.abort() })).toMatchObject({ model: 'hash-32', indexed: 20, stopped: true, dropped: [] });
+    const ids = await hostIds();
+    // Half-way: the old model is all there, and a query of the new one sees only its own 20 entries.
+    expect(await platform.store.vectors.counts('hash-16', ids)).toMatchObject({ indexed: 40, chunks: 40 });
+    const probe = (await current.embed(['note about apples and pears']))[0]!;
+    expect(await platform.store.vectors.query({ model: 'hash-32', vector: probe, k: 100 })).toHaveLength(20);
+    const done = await indexer.run('home');
+    expect(done).toMatchObject({ model: 'hash-32', indexed: 20, dropped: ['hash-16'] });
+    expect((await platform.store.vectors.models()).map((model) => model.model)).toEqual(['hash-32']);
+    expect(await platform.store.vectors.counts('hash-32', ids)).toMatchObject({ indexed: 40, pending: 0 });
+    expect(await platform.store.vectors.query({ model: 'hash-32', vector: probe, k: 100 })).toHaveLength(40);
+  });
+
+  it('starts no embedder when nothing is pending, or the network has no host to index', async () => {
+    let starts = 0;
+    const embedder = hashEmbedder('hash-16', 16);
+    const indexer = new VectorIndexer({ store: platform.store, embedderOf: async () => (starts++, embedder) });
+    expect(await indexer.run('home')).toMatchObject({ loaded: true, indexed: 40 });
+    expect(await indexer.run('home')).toMatchObject({ loaded: false, indexed: 0, model: 'hash-16' });
+    await platform.networks.init('empty');
+    expect(await indexer.run('empty')).toMatchObject({ loaded: false, indexed: 0 });
+    expect(starts).toBe(1);
+    // A changed file is pending again: the next run starts the embedder for it.
+    await writeFiles(folder, { 'n05.md': 'a changed note\n' });
+    await (await platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'notes' })), { mode: 'full' })).result;
+    expect(await indexer.run('home')).toMatchObject({ loaded: true, indexed: 1 });
+    expect(starts).toBe(2);
+  });
+
   it('a changed file is embedded again; a deleted one takes its vectors along', async () => {
     const embedder = hashEmbedder('hash-16', 16);
     const indexer = new VectorIndexer({ store: platform.store, embedderOf: async () => embedder });

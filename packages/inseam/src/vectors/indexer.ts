@@ -24,13 +24,13 @@
  * server) ends the run with that error and leaves every entry as it was: pending, not failed.
  */
 import type { Embedder } from '@inseam/connector-vector';
-import { chunkText, embedAll, isZeroVector, parseVectorConfig } from '@inseam/connector-vector';
+import { chunkText, embedAll, expectedModelId, isZeroVector, parseVectorConfig } from '@inseam/connector-vector';
 import { hasErrorCode, isConnectorError } from '@neuralis/package-system/contracts';
 import type { HostRecord, PendingEntry, Store } from '../store/index.js';
 
 export interface VectorIndexerOptions {
-  readonly store: Pick<Store, 'hosts' | 'catalog' | 'vectors'>;
-  /** The embedder a vector host's config names (HostKinds.embedder). */
+  readonly store: Pick<Store, 'networks' | 'hosts' | 'catalog' | 'vectors'>;
+  /** The embedder a vector host's config names (HostKinds.embedder); its `model` is expectedModelId of that config. */
   readonly embedderOf: (host: HostRecord) => Promise<Embedder>;
   /** Entries read per page of pending ones. Default 32. */
   readonly batchEntries?: number;
@@ -43,6 +43,10 @@ export interface IndexRunResult {
   readonly network: string;
   /** The model embedded for; null when the network has no vector host. */
   readonly model: string | null;
+  /** Whether the embedder was started: only when something was pending for the model. */
+  readonly loaded: boolean;
+  /** Models no vector host names any more, dropped with their vectors once this model's re-embed was complete. */
+  readonly dropped: readonly string[];
   readonly indexed: number;
   readonly failed: number;
   /** Entries whose text changed or went while being embedded: left pending for the next run. */
@@ -75,6 +79,8 @@ export class VectorIndexer {
   /** Per network: the run going on, and whether another was asked for meanwhile. */
   readonly #runs = new Map<string, { promise: Promise<IndexRunResult>; again: boolean }>();
   readonly #stop = new AbortController();
+  /** Per vector host id: the model its embedder answered for the config it had (expectedModelId until one was started). */
+  readonly #models = new Map<number, { readonly config: string; readonly model: string }>();
   /** Errors of background runs, newest last (at most 20), for status and tests. */
   readonly errors: { readonly network: string; readonly code: string; readonly message: string }[] = [];
 
@@ -88,6 +94,8 @@ export class VectorIndexer {
    * Answers when the runs it started are over; never rejects (errors go to `errors`).
    */
   request(network: string): Promise<void> {
+    // Closed: what is pending stays pending for the next process (nothing is lost, see above).
+    if (this.#stop.signal.aborted) return Promise.resolve();
     const current = this.#runs.get(network);
     if (current !== undefined) {
       current.again = true;
@@ -130,15 +138,24 @@ export class VectorIndexer {
   async run(network: string, options: IndexRunOptions = {}): Promise<IndexRunResult> {
     const { store } = this.#o;
     const host = await vectorHostOf(store, network);
-    const tally = { network, model: null as string | null, indexed: 0, failed: 0, changed: 0, chunks: 0, stopped: false };
+    const tally = { network, model: null as string | null, loaded: false, dropped: [] as string[], indexed: 0, failed: 0, changed: 0, chunks: 0, stopped: false };
     if (host === null) return tally;
     const settings = parseVectorConfig(host.config);
+    const hostIds = (await store.hosts.list(network)).filter((record) => record.kind !== 'vector').map((record) => record.id);
+    // The embedder is started only when there is text to embed: a crawl that changed nothing, or
+    // a network with no text, costs a store query, not a table load (or a conversion).
+    const expected = this.#modelOf(host);
+    tally.model = expected;
+    if (hostIds.length === 0 || !(await this.#anythingPending(expected, hostIds))) {
+      tally.dropped = await this.#dropReplaced(expected, hostIds);
+      return tally;
+    }
     const embedder = await untilAborted(this.#o.embedderOf(host), options.signal);
     if (embedder === undefined) return { ...tally, stopped: true };
+    tally.loaded = true;
     tally.model = embedder.model;
+    this.#models.set(host.id, { config: JSON.stringify(host.config), model: embedder.model });
     await store.vectors.ensureModel(embedder.model, embedder.dimension, this.#now());
-    const hostIds = (await store.hosts.list(network)).filter((record) => record.kind !== 'vector').map((record) => record.id);
-    if (hostIds.length === 0) return tally;
     const chunking = { maxTokens: settings.chunkTokens, overlapTokens: settings.chunkOverlap, minTokens: Math.min(32, Math.floor(settings.chunkTokens / 4)) };
     let after = 0;
     for (;;) {
@@ -150,7 +167,10 @@ export class VectorIndexer {
         limit: this.#o.batchEntries ?? 32,
         retryFailedBefore: this.#now() - (this.#o.retryAfterMs ?? 10 * 60_000),
       });
-      if (page.length === 0) return tally;
+      if (page.length === 0) {
+        tally.dropped = await this.#dropReplaced(embedder.model, hostIds);
+        return tally;
+      }
       after = page[page.length - 1]!.entryId;
       const prepared: Prepared[] = [];
       for (const entry of page) {
@@ -221,6 +241,54 @@ export class VectorIndexer {
       }
       throw error;
     }
+  }
+
+  /** The model the vector host's embedder answers: the one a start answered for its config, else the config's expected id. */
+  #modelOf(host: HostRecord): string {
+    const known = this.#models.get(host.id);
+    if (known !== undefined && known.config === JSON.stringify(host.config)) return known.model;
+    return expectedModelId(parseVectorConfig(host.config).embedder);
+  }
+
+  /** Whether any entry of the hosts waits to be embedded for the model (new, changed, or failed and due again). */
+  async #anythingPending(model: string, hostIds: readonly number[]): Promise<boolean> {
+    const { vectors } = this.#o.store;
+    try {
+      return (await vectors.pending({ model, hostIds, limit: 1, retryFailedBefore: this.#now() - (this.#o.retryAfterMs ?? 10 * 60_000) })).length > 0;
+    } catch (error) {
+      if (!hasErrorCode(error, 'invalid_argument')) throw error;
+      // Never registered: nothing was embedded for it, so every entry with text is pending for it.
+      return (await vectors.counts(model, hostIds)).pending > 0;
+    }
+  }
+
+  /**
+   * The hosts are all embedded for `current` (nothing pending): every other model no vector host
+   * of any network names now goes, with its vectors. Before this point a query never saw them
+   * either (it names the current model); after it they would only take space. A vector host whose
+   * config does not parse might name any model, so then nothing is dropped.
+   */
+  async #dropReplaced(current: string, hostIds: readonly number[]): Promise<string[]> {
+    const { store } = this.#o;
+    const models = await store.vectors.models();
+    if (models.every((record) => record.model === current)) return [];
+    if (hostIds.length > 0 && (await store.vectors.counts(current, hostIds)).pending > 0) return [];
+    const named = new Set([current]);
+    for (const network of await store.networks.list()) {
+      for (const host of await store.hosts.list(network.slug)) {
+        if (host.kind !== 'vector') continue;
+        try {
+          named.add(this.#modelOf(host));
+        } catch {
+          return [];
+        }
+      }
+    }
+    const dropped: string[] = [];
+    for (const { model } of models) {
+      if (!named.has(model) && (await store.vectors.dropModel(model))) dropped.push(model);
+    }
+    return dropped;
   }
 
   #record(network: string, error: unknown): void {

@@ -205,6 +205,11 @@ describe('search', () => {
     await page.getByLabel('Search mode').selectOption('keyword');
     await box.press('Enter');
     await eventually(() => page.locator('.detail-pane .empty-title').textContent()).toBe('Nothing matches');
+    // A link that names no mode searches as every surface does by default: hybrid, so by meaning too.
+    await go(page, '#/browse?q=boat+harbor+equipment');
+    await eventually(async () => (await results.locator('.hit-link').allTextContents())[0]).toBe('files://docs/plan.md');
+    expect(await page.getByLabel('Search mode').inputValue()).toBe('hybrid');
+    expect(watched.requests.filter((request) => request.url.startsWith('/v1/search?') && request.url.includes('boat')).map((request) => new URL(request.url, server.url).searchParams.get('mode'))).toEqual(['semantic', 'keyword', 'hybrid']);
     expectClean(watched);
   }, BROWSER_TEST_MS);
 });

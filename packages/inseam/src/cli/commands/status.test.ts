@@ -1,10 +1,11 @@
 /**
  * `inseam status` on the embedded store (running and failed crawls) and on the shared PostgreSQL
- * store (workers, queue depths, leases, the dead letter), as text and as JSON.
+ * store (workers, queue depths, leases, the dead letter), as text and as JSON; on both, the vector
+ * index's backend and per network what is indexed, pending and failed for its model.
  */
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, removeDir, tempDir } from '../../platform/__fixtures__/platforms.js';
+import { openTestPlatform, removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import { HostQueue, QueueDatabase, SYNC_QUEUE } from '../../queue/index.js';
 import { acquireLease, registerWorker } from '../../queue/leases.js';
 import { PostgresStore } from '../../store/index.js';
@@ -31,6 +32,7 @@ interface StatusJson {
   leases: { host: string; worker: string; purpose: string; alive: boolean }[];
   running: { host: string; run: number; owner: string | null }[];
   failing: { host: string; kind: string; code: string; message: string }[];
+  vectors: { backend: string; version: string | null; networks: { network: string; vectorHost: string | null; model: string | null; indexed: number; pending: number; failed: number }[] };
 }
 
 describe('inseam status', () => {
@@ -57,6 +59,48 @@ describe('inseam status', () => {
     expect(json.running).toEqual([expect.objectContaining({ host: 'home/busy', owner: '4242@elsewhere#abc' })]);
     expect(json.failing).toEqual([expect.objectContaining({ host: 'home/broken', kind: 'run_failed', code: 'permission_denied' })]);
   });
+
+  it('says which vector backend the store uses and how many entries are indexed, pending and failed', async () => {
+    const data = await tempDir('cli-status-vectors');
+    const folder = await tempDir('cli-status-vectors-files');
+    try {
+      await writeFiles(folder, { 'a.md': 'The harbour crane ships on Tuesday.\n', 'b.md': 'Quarterly revenue rose in Europe.\n' });
+      const platform = await openTestPlatform(data);
+      try {
+        await platform.networks.init('home');
+        await platform.networks.init('work');
+        await platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: folder } });
+        await (await platform.sync({ network: 'home', host: 'notes' })).result;
+        await platform.vectors.idle();
+        // Two more files catalogued with indexing held back; the embedder fails on one of them.
+        await platform.vectors.close();
+        await writeFiles(folder, { 'c.md': 'The dentist moved to Thursday.\n', 'd.md': 'The basement flooded.\n' });
+        const record = await platform.networks.hostRecord({ network: 'home', host: 'notes' });
+        await platform.crawler.sync(await platform.kinds.crawlTarget(record), { mode: 'full' }).result;
+        const model = (await platform.store.vectors.models())[0]!.model;
+        const [pending] = await platform.store.vectors.pending({ model, hostIds: [record.id], limit: 1 });
+        await platform.store.vectors.markFailed({ entryId: pending!.entryId, model, expect: { contentKey: pending!.contentKey, updatedAt: pending!.updatedAt }, error: { code: 'unavailable', message: 'The embeddings server answered 503.' }, now: Date.now() });
+      } finally {
+        await platform.close();
+      }
+      const json = JSON.parse((await cli(data, ['status', '--json'])).stdout) as StatusJson;
+      expect(json.vectors).toEqual({
+        backend: 'sqlite-vec',
+        version: expect.stringMatching(/\d/),
+        networks: [
+          { network: 'home', vectorHost: 'vector', model: 'wink-sg100d-v1-sif-a0.0003-w200000', indexed: 2, pending: 1, failed: 1, chunks: 2 },
+          { network: 'work', vectorHost: 'vector', model: 'wink-sg100d-v1-sif-a0.0003-w200000', indexed: 0, pending: 0, failed: 0, chunks: 0 },
+        ],
+      });
+      const text = await cli(data, ['status']);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/Vector index: sqlite-vec v?\d/);
+      expect(text.stdout).toMatch(/home +vector +wink-sg100d-v1-sif-a0\.0003-w200000 +2 +1 +1\n/);
+    } finally {
+      await removeDir(data);
+      await removeDir(folder);
+    }
+  }, 120_000);
 
   it('shows workers, queue depths, leases and dead-lettered hosts on the shared store', async () => {
     const url = await server.createDatabase();
@@ -90,6 +134,8 @@ describe('inseam status', () => {
     expect(json.queues.find((depth) => depth.queue === SYNC_QUEUE)).toMatchObject({ waiting: 1, active: 0 });
     expect(json.leases).toEqual([expect.objectContaining({ host: 'home/notes', worker: 'wlive', purpose: 'crawl', alive: true })]);
     expect(json.failing).toEqual([expect.objectContaining({ host: 'home/mail', kind: 'dead_letter', code: 'worker_lost' })]);
+    // pgvector cannot be installed here: the exact scan, and no vector host in a network made without one.
+    expect(json.vectors).toMatchObject({ backend: 'exact', version: null, networks: [{ network: 'home', vectorHost: null, indexed: 0, pending: 0 }] });
 
     const text = await cli(dataDir, ['--store', url, 'status']);
     expect(text.code, text.stderr).toBe(0);
@@ -98,6 +144,7 @@ describe('inseam status', () => {
     expect(text.stdout).toMatch(/inseam-sync +1 +0 +0 +0 +0/);
     expect(text.stdout).toMatch(/home\/mail +dead letter .*\[worker_lost\]/);
     expect(text.stdout).not.toContain(url);
+    expect(text.stdout).toMatch(/Vector index: exact scan \(PostgreSQL without pgvector\)\n[\s\S]*home +- \(no semantic search\)/);
 
     const retried = await cli(dataDir, ['--store', url, 'status', '--retry-dead', '--json']);
     expect(retried.stderr).toContain('Sent 1 dead-lettered job back to its queue.');

@@ -5,7 +5,9 @@
  * and jobs, queue depths (waiting, retrying, active, failed; the dead letter's waiting jobs are
  * the ones that kept failing), host leases, crawls in progress, and failing hosts — dead-lettered,
  * retrying, or whose newest crawl failed. On the embedded store there are no workers or queues;
- * crawls in progress (their owner and heartbeat are the lease) and failing hosts are shown.
+ * crawls in progress (their owner and heartbeat are the lease) and failing hosts are shown. On
+ * both: the vector index's backend (sqlite-vec, pgvector, or the exact scan) and, per network, the
+ * model its vector host names and how many entries are indexed, pending or failed for it.
  *
  * `--retry-dead` first sends the dead letter's jobs back to their queues (once their cause is
  * fixed); it needs the shared store. Exit code 0 whatever it finds; `--json` prints everything as
@@ -14,6 +16,7 @@
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/url.js';
 import type { CatalogStatus, FailingHost, QueueStatus } from '../../queue/index.js';
+import type { VectorIndexStatus } from '../../vectors/index.js';
 import type { CliIo } from '../io.js';
 import { formatCount, formatDuration, formatTable, printJson, withPlatform } from './support.js';
 import { sharedStoreUrl, storeUrlOf } from './worker.js';
@@ -60,6 +63,28 @@ function ago(at: number | null, now: number): string {
 }
 
 const KIND: Readonly<Record<FailingHost['kind'], string>> = { dead_letter: 'dead letter', retrying: 'retrying', run_failed: 'crawl failed' };
+
+const BACKEND: Readonly<Record<VectorIndexStatus['backend'], string>> = { 'sqlite-vec': 'sqlite-vec', pgvector: 'pgvector', exact: 'exact scan (PostgreSQL without pgvector)' };
+
+function renderVectors(vectors: VectorIndexStatus): string {
+  const parts = [`\nVector index: ${BACKEND[vectors.backend]}${vectors.version === null ? '' : ` ${vectors.version}`}\n`];
+  if (vectors.networks.length > 0) {
+    parts.push(
+      formatTable([
+        ['  NETWORK', 'VECTOR HOST', 'MODEL', 'INDEXED', 'PENDING', 'FAILED'],
+        ...vectors.networks.map((network) => [
+          `  ${network.network}`,
+          network.vectorHost ?? '- (no semantic search)',
+          network.error === undefined ? (network.model ?? '-') : `? ${network.error.message} [${network.error.code}]`,
+          String(network.indexed),
+          String(network.pending),
+          String(network.failed),
+        ]),
+      ]),
+    );
+  }
+  return parts.join('');
+}
 
 function render(queue: QueueStatus | null, catalog: CatalogStatus, failing: readonly FailingHost[], shared: boolean, now: number): string {
   const parts: string[] = [];
@@ -128,7 +153,7 @@ function render(queue: QueueStatus | null, catalog: CatalogStatus, failing: read
 export function registerStatusCommand(program: Command, io: CliIo): void {
   program
     .command('status')
-    .description('Show workers, queue depths, leases, running crawls and failing hosts.')
+    .description('Show workers, queue depths, leases, running crawls, failing hosts and the vector index.')
     .option('--retry-dead', 'first send the dead letter\'s jobs back to their queues (shared store only)')
     .option('--json', 'print everything as one JSON object')
     .action(async (options: StatusOptions, command: Command) => {
@@ -138,14 +163,14 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
         const count = await retryDead(sharedStoreUrl(command, io, '--retry-dead'));
         io.stderr.write(`Sent ${count} dead-lettered job${count === 1 ? '' : 's'} back to ${count === 1 ? 'its queue' : 'their queues'}.\n`);
       }
-      const { catalogStatus, currentFailures } = await import('../../queue/index.js');
+      const [{ catalogStatus, currentFailures }, { vectorIndexStatus }] = await Promise.all([import('../../queue/index.js'), import('../../vectors/index.js')]);
       await withPlatform(command, io, async (platform) => {
         const now = Date.now();
-        const [queue, catalog] = await Promise.all([sharedUrl === undefined ? Promise.resolve(null) : readQueue(sharedUrl), catalogStatus(platform.store)]);
+        const [queue, catalog, vectors] = await Promise.all([sharedUrl === undefined ? Promise.resolve(null) : readQueue(sharedUrl), catalogStatus(platform.store), vectorIndexStatus(platform.store)]);
         if (options.json === true) {
-          printJson(io, { store: sharedUrl === undefined ? 'sqlite' : 'postgres', ...(queue ?? { workers: [], queues: [], leases: [] }), running: catalog.running, failing: currentFailures(queue?.failing ?? [], catalog) });
+          printJson(io, { store: sharedUrl === undefined ? 'sqlite' : 'postgres', ...(queue ?? { workers: [], queues: [], leases: [] }), running: catalog.running, failing: currentFailures(queue?.failing ?? [], catalog), vectors });
         } else {
-          io.stdout.write(render(queue, catalog, currentFailures(queue?.failing ?? [], catalog), sharedUrl !== undefined, now));
+          io.stdout.write(render(queue, catalog, currentFailures(queue?.failing ?? [], catalog), sharedUrl !== undefined, now) + renderVectors(vectors));
         }
       });
     });

@@ -114,7 +114,7 @@ describe('inseam up --store postgres://…', () => {
     expect(mcp.statusCode).toBe(200);
     let hits: { address: string }[] = [];
     for (let attempt = 0; attempt < 200 && hits.length === 0; attempt += 1) {
-      hits = ((await get(up.base, '/v1/search?q=harbour', token)).json as { hits: { address: string }[] }).hits;
+      hits = ((await get(up.base, '/v1/search?q=harbour&mode=keyword', token)).json as { hits: { address: string }[] }).hits;
       if (hits.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/plan.md']);
@@ -147,7 +147,7 @@ describe('inseam up --store postgres://…', () => {
       expect(await exchange(again.base, code)).toBe(201);
       expect(await exchange(again.base, code)).toBe(401);
     }
-    const found = (await get(again.base, `/v1/search?q=${encodeURIComponent('creme brulee')}`, token)).json as { hits: { address: string }[] };
+    const found = (await get(again.base, `/v1/search?q=${encodeURIComponent('creme brulee')}&mode=keyword`, token)).json as { hits: { address: string }[] };
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/caf%C3%A9.txt']);
     // A crawl asked for through the API is queued, not run in the request, and runs on the server's worker.
     const fullRuns = async (): Promise<number> => {

@@ -176,7 +176,7 @@ describe('inseam up', () => {
     await mcp.body.text();
     expect(mcp.statusCode).toBe(200);
     await crawled(up.base, token);
-    const found = JSON.parse((await get(up.base, '/v1/search?q=harbour', token)).text) as { hits: { address: string }[] };
+    const found = JSON.parse((await get(up.base, '/v1/search?q=harbour&mode=keyword', token)).text) as { hits: { address: string }[] };
     expect(found.hits.map((hit) => hit.address)).toEqual(['inseam://home/files/docs/plan.md']);
 
     // Bad input to the server as `up` runs it: the envelope and the documented status, nothing coerced.

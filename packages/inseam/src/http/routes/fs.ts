@@ -228,7 +228,7 @@ export const fsRoutes: readonly RouteSpec[] = [
     operationId: 'search',
     action: 'fs.search',
     summary: 'Search the synced content of the caller\'s network, by words or by meaning',
-    description: 'mode=keyword (default): words, "quoted phrases" and prefix* terms, all of which must match. mode=semantic: passages nearest in meaning (the network\'s embedder). mode=hybrid: both, fused by reciprocal rank. Filters and permissions apply before ranking; never a hit the caller may not read.',
+    description: 'mode=hybrid (default): words and meaning, fused by reciprocal rank. mode=keyword: words, "quoted phrases" and prefix* terms, all of which must match. mode=semantic: passages nearest in meaning (the network\'s embedder). Filters and permissions apply before ranking; never a hit the caller may not read.',
     tag: TAG,
     querystring: {
       type: 'object',
@@ -238,7 +238,7 @@ export const fsRoutes: readonly RouteSpec[] = [
         where: { type: 'array', items: { type: 'string' }, description: 'Dimension filters such as mime=text/markdown or size>1000 (repeat the parameter).' },
         limit: { type: 'integer', minimum: 1, maximum: 100 },
         cursor: { type: 'string', maxLength: 4096 },
-        mode: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'], description: 'Default keyword.' },
+        mode: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'], description: 'Default hybrid.' },
       },
       required: ['q'],
       additionalProperties: false,

@@ -310,14 +310,14 @@ const searchInput = z.object({
   mode: z
     .enum(['keyword', 'semantic', 'hybrid'])
     .optional()
-    .describe('keyword (default): every term must match. semantic: passages nearest in meaning, for questions in your own words. hybrid: both, fused by rank.'),
+    .describe('hybrid (default): words and meaning, fused by rank. keyword: every term must match. semantic: passages nearest in meaning, for questions in your own words.'),
 });
 
 /** The dimensions `where` can filter on for a caller: those of the hosts it may search. */
 export type WhereDimensionsOf = (caller: Caller) => Promise<readonly WhereDimensions[]>;
 
 const SEARCH_DESCRIPTION =
-  'Search the synced content of this network\'s hosts (offline hosts included) by words (mode keyword, the default) or by meaning (semantic, hybrid); only objects this session may read are returned. Each hit has its address, score, etag, the matching passage, and its OS path or why there is none.';
+  'Search the synced content of this network\'s hosts (offline hosts included) by words and meaning (mode hybrid, the default), by words only (keyword) or by meaning only (semantic); only objects this session may read are returned. Each hit has its address, score, etag, the matching passage, and its OS path or why there is none.';
 
 const searchTool = (whereDimensions: WhereDimensionsOf): HostedTool => ({
   name: 'search',
