@@ -207,6 +207,27 @@ describe('incremental sync', () => {
     expect(await store.catalog.syncState(hostId)).toMatchObject({ watermark: '2024-05-04T10:00:00.000Z' });
   });
 
+  // docs/connectors/authoring.md#listing-since: every incremental sync passes since, whatever the ordering type.
+  it.each([
+    ['an integer update sequence, its watermark less one', 'seq', '41'],
+    ['a string, its watermark as it is', 'folder', 'b'],
+  ])('passes since along %s', async (_, dimension, since) => {
+    const dimensions = JSON.parse(JSON.stringify(memoryDescription.dimensions)) as Record<string, Record<string, unknown>>;
+    delete dimensions['modified']!['ordering'];
+    dimensions['seq'] = { type: 'integer', from: 'extra.seq', description: 'The update sequence.' };
+    dimensions[dimension]!['ordering'] = true;
+    const description = { ...memoryDescription, dimensions } as unknown as Description;
+    const numbered = (item: StoredObject, seq: number): StoredObject => ({ ...item, entry: { ...item.entry, extra: { ...item.entry.extra, seq } } });
+    const host = new MemoryHost([numbered(object('a/x.md', 'alpha'), 40), numbered(object('b/y.md', 'beta'), 42)], { since: 'ignored' });
+    const c = crawler();
+    await c.sync(target(host, { description })).result;
+    host.put(numbered(object('a/z.md', 'gamma'), 43));
+    const run = await c.sync(target(host, { description })).result;
+    expect(run.mode).toBe('incremental');
+    expect(host.calls.list.at(-1)?.since).toBe(since);
+    expect(Object.keys(catalog()).sort()).toEqual(['a/x.md', 'a/z.md', 'b/y.md']);
+  });
+
   it('loses nothing at the boundary when the host reads since as exclusive', async () => {
     const host = new MemoryHost([object('a.md', 'alpha', { mtime: '2024-05-01T10:00:00.000Z' })], { since: 'exclusive' });
     const c = crawler();

@@ -97,6 +97,11 @@ describe('calls', () => {
     const connector = await host.load({ source, label: 'errors', egress: passthroughEgress() });
     expect((await failure(connector.list({ prefix: 'not_found' }))).code).toBe('not_found');
     expect((await failure(connector.list({ prefix: 'rate_limited' }))).code).toBe('rate_limited');
+    // The kind describe() declared, not the label (a file name), and the module's own reason.
+    const refused = await failure(connector.list({ prefix: 'unsupported' }));
+    expect(refused.code).toBe('unsupported');
+    expect(refused.details).toMatchObject({ kind: 'demo', operation: 'list', module: 'errors' });
+    expect(refused.message).toBe('Connector kind "demo" does not support operation "list": no such folder');
     const forged = await failure(connector.list({ prefix: 'containment_violation' }));
     expect(forged.code).toBe('connector_failed');
     const bug = await failure(connector.read('a'));

@@ -136,6 +136,8 @@ interface Instance {
   readonly egress: EgressPort;
   loadedIn: number;
   disposed: boolean;
+  /** The kind describe() declared, once validated: errors name it (the label is a file name). */
+  kind: string | undefined;
   readonly calls: Map<number, PendingCall>;
   readonly fetches: Map<number, AbortController>;
   readonly inbound: Map<number, InboundStream>;
@@ -185,6 +187,7 @@ export class SandboxHost {
     try {
       const raw = (await this.#call(instance, 'describe', [])).value;
       const description: Description = validateDescription(raw);
+      instance.kind = description.kind;
       return new SandboxedConnector(instance.label, description, calls);
     } catch (error) {
       this.#dispose(instance);
@@ -238,6 +241,7 @@ export class SandboxHost {
       egress: spec.egress,
       loadedIn: 0,
       disposed: false,
+      kind: undefined,
       calls: new Map(),
       fetches: new Map(),
       inbound: new Map(),
@@ -482,7 +486,7 @@ export class SandboxHost {
         return;
       }
     }
-    this.#fail(instance, call, callError(instance.label, call.method, error, limit));
+    this.#fail(instance, call, callError(instance.label, call.method, error, limit, instance.kind));
   }
 
   #fail(instance: Instance, call: PendingCall, error: ConnectorError): void {

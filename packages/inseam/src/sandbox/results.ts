@@ -169,16 +169,21 @@ export function moduleText(value: string | undefined): string {
 
 /**
  * The typed error for a failed call. A limit breach is `sandbox_limit`; a module error carrying
- * one of the passthrough codes keeps that code; `unsupported` names the kind and method; anything
- * else (a bug, a TypeError, a crash) is `connector_failed`.
+ * one of the passthrough codes keeps that code; `unsupported` names the kind describe() declared
+ * (the label until then) and the method, followed by the module's own message, which says what is
+ * not supported; anything else (a bug, a TypeError, a crash) is `connector_failed`.
  */
-export function callError(label: string, method: string, error: ModuleErrorInfo, limit: SandboxLimitKind | undefined): ConnectorError {
+export function callError(label: string, method: string, error: ModuleErrorInfo, limit: SandboxLimitKind | undefined, kind?: string): ConnectorError {
   const text = moduleText(error.message);
   if (limit !== undefined) {
     return new SandboxLimitError(`${label}: ${method}() failed: ${text || `the ${limit} limit was broken`}`, { details: { limit, module: label, method } });
   }
   const code = error.code;
-  if (code === 'unsupported') return new UnsupportedOperationError(label, method);
+  if (code === 'unsupported') {
+    const unsupported = new UnsupportedOperationError(kind ?? label, method, undefined, { details: { module: label } });
+    if (text !== '') unsupported.message = `${unsupported.message.slice(0, -1)}: ${text}`;
+    return unsupported;
+  }
   const make = code === undefined ? undefined : PASSTHROUGH[code];
   if (make !== undefined) return make(`${label}: ${text || code}`);
   const name = moduleText(error.name) || 'Error';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTrialReport, runTrial, TrialSandbox } from './index.js';
-import { BROKEN_CONNECTORS, brokenModule } from './__fixtures__/broken/broken-connectors.js';
+import { BROKEN_CONNECTORS, UPDATE_SEQUENCE, brokenModule } from './__fixtures__/broken/broken-connectors.js';
 import { NOTES_SEED, exampleSource } from './__fixtures__/examples.js';
 import { startNotesApi, type NotesApi } from './__fixtures__/servers/notes-api.js';
 
@@ -69,5 +69,107 @@ describe('the other way to pass check 9', () => {
     });
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(report.checks[8]?.detail).toMatch(/^the rename of scratch\/inseam-trial-\w+-rename-a\.txt to scratch\/inseam-trial-\w+-rename-b\.txt was emitted as a move event$/);
+  });
+});
+
+describe('since along every ordering type', () => {
+  it('an integer update sequence whose since keeps the value itself passes', async () => {
+    const patch = `${UPDATE_SEQUENCE}connector.list = (options = {}) => numberedList(options.since === undefined ? options : { ...options, since: new Date(Number(options.since) * 1000).toISOString() });`;
+    const report = await runTrial({
+      subject: { module: brokenModule(example, patch), label: 'update-sequence' },
+      config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
+      credentials: { token: api.token },
+      allowPrivateOrigins: [api.origin],
+      sandbox,
+    });
+    expect(report.passed, formatTrialReport(report)).toBe(true);
+    expect(report.checks[1]?.detail).toMatch(/since 1714636800 lists the newest entry \(inclusive\)/);
+  });
+
+  it('the failure of an empty since names the integer and how to compare it', async () => {
+    const broken = BROKEN_CONNECTORS.find((item) => item.name === 'update-sequence-since-empty')!;
+    const report = await runTrial({
+      subject: { module: brokenModule(example, broken.patch), label: broken.name },
+      config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
+      credentials: { token: api.token },
+      allowPrivateOrigins: [api.origin],
+      sandbox,
+    });
+    const detail = report.checks[1]?.detail ?? '';
+    expect(detail).toMatch(/^expected: list\(\{ since: "1714636800" \}\) lists every entry whose seq \(an integer, the ordering dimension\) is at or after it/);
+    expect(detail).toMatch(/\nactual: it lists nothing, so it leaves out \["journal\/2024-05-02\.md"\], whose seq is exactly 1714636800\n/);
+    expect(detail).toMatch(/\nfix: keep entries whose value is >= Number\(since\)/);
+  });
+});
+
+describe('the read sample', () => {
+  const options = () => ({
+    config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
+    credentials: { token: api.token },
+    allowPrivateOrigins: [api.origin],
+    sandbox,
+  });
+
+  it('names its seed, and the same seed reads the same objects', async () => {
+    const first = await runTrial({ subject: { module: example, label: 'seeded' }, ...options(), seed: 7 });
+    const again = await runTrial({ subject: { module: example, label: 'seeded' }, ...options(), seed: 7 });
+    expect(first.checks[4]?.status, formatTrialReport(first)).toBe('pass');
+    expect(first.checks[4]?.detail).toMatch(/^read smallest "trash\/old\.txt" \(4 bytes\), largest "notes\/%C3%9Cn%C3%AF[^"]*" \(\d+ bytes\), 3 at random of 6 over 3 pages \(seed 7\)/);
+    expect(again.checks[4]?.detail).toBe(first.checks[4]?.detail);
+  });
+
+  it('a wrong size past the smallest object fails naming the object, why it was read and the seed', async () => {
+    const broken = BROKEN_CONNECTORS.find((item) => item.name === 'only-smallest-read-right')!;
+    const report = await runTrial({ subject: { module: brokenModule(example, broken.patch), label: broken.name }, ...options(), seed: 7 });
+    const detail = report.checks[4]?.detail ?? '';
+    expect(detail).toMatch(/^expected: read\("notes\/%C3%9Cn%C3%AF[^"]*"\) \(the largest listed object within the 1 MiB read budget; read sample seed 7\) streams the object's \d+ bytes \(its listed size\)\nactual: it streamed 15 bytes\nfix: list as size the number of bytes read\(\) streams/);
+  });
+
+  it('refuses a seed that is not a 32-bit unsigned integer', async () => {
+    await expect(runTrial({ subject: { module: example, label: 'seeded' }, ...options(), seed: -1 })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(runTrial({ subject: { module: example, label: 'seeded' }, ...options(), seed: 1.5 })).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
+});
+
+describe('messages', () => {
+  const run = (patch: string, label: string, phase: 'submit' | 'install' = 'submit') =>
+    runTrial({
+      subject: { module: brokenModule(example, patch), label },
+      config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
+      credentials: { token: api.token },
+      allowPrivateOrigins: [api.origin],
+      sandbox,
+      phase,
+      eventWaitMs: 800,
+      ...(phase === 'install' ? { scratchPrefix: 'scratch' } : {}),
+    });
+
+  it('an unsupported answer in check 10 names the kind (not the file), keeps the connector\'s reason and says how to fix it', async () => {
+    const broken = BROKEN_CONNECTORS.find((item) => item.name === 'replace-unsupported')!;
+    const report = await run(broken.patch, 'connector', 'install');
+    const detail = report.checks[9]?.detail ?? '';
+    expect(detail).toContain('("Connector kind "notes-api" does not support operation "write": conditional replace is not available on this plan")');
+    expect(detail).toMatch(/\nfix: the connector answered unsupported for what its description declares: .*writes\.replace: false/);
+  });
+
+  it('check 8 waits for no event when no write of the trial succeeded', async () => {
+    const patch = `connector.write = async () => { const error = new Error('the API is read-only today'); error.code = 'unsupported'; throw error; };`;
+    const report = await run(patch, 'no-writes', 'install');
+    expect(report.checks[9]?.status, formatTrialReport(report)).toBe('fail');
+    expect(report.checks[7]?.status, formatTrialReport(report)).toBe('skip');
+    expect(report.checks[7]?.detail).toMatch(/nothing changed on the host during the trial/);
+  });
+
+  it('check 4 does not call two identical unparseable mtimes a mismatch (check 3 names the form)', async () => {
+    // An HTTP date, as the Last-Modified header gives it: Date.parse reads it, RFC 3339 does not.
+    const patch = `const vague = (entry) => (entry === null ? null : { ...entry, mtime: new Date(entry.mtime).toUTCString() });
+    connector.list = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: page.entries.map(vague) };
+    };
+    connector.stat = async (path) => vague(await base.stat(path));`;
+    const report = await run(patch, 'vague-mtime');
+    expect(report.checks[2]?.status, formatTrialReport(report)).toBe('fail');
+    expect(report.checks[3]?.status, formatTrialReport(report)).toBe('pass');
   });
 });

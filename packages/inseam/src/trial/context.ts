@@ -25,6 +25,8 @@ export interface TrialContext {
   readonly phase: TrialPhase;
   /** Random, per run: keeps scratch names unique. */
   readonly token: string;
+  /** Picks check 5's random reads (TrialOptions.seed, else random); named in its detail. */
+  readonly seed: number;
   /** The canonical scratch prefix (no trailing `/`), in the install phase. */
   readonly scratchPrefix?: string;
   /** The gate, for a sandboxed module; absent for an in-process connector. */
@@ -44,7 +46,7 @@ export interface TrialContext {
   watch?: WatchState;
   /** Paths the trial wrote and has not yet removed. */
   readonly created: Set<string>;
-  /** When the trial last wrote, renamed or deleted (ms since epoch); 0 before. */
+  /** When a write, rename or delete of the trial's last succeeded (ms since epoch); 0 before. */
   lastWriteAt: number;
 }
 
@@ -76,6 +78,7 @@ const FIX_BY_CODE: Readonly<Record<string, string>> = {
   connector_failed: 'the connector threw or broke the Connector contract: the message says where (its console output is in the sandbox log)',
   sandbox_limit: 'the call broke a sandbox limit (time, memory or stack): stream instead of buffering, and bound loops and waits',
   permission_denied: 'the host refused the credential: check the credentials in the trial config and how auth.present presents them',
+  unsupported: 'the connector answered unsupported for what its description declares: declare only what the host can do (capabilities; writes.mimes; writes.replace: false when it cannot honour ifMatch), or implement the call',
 };
 
 /** Runs a connector call; an error fails the check, saying which call and what came back. */
@@ -159,13 +162,14 @@ export function scratchPath(context: TrialContext, name: string): string {
   return `${context.scratchPrefix}/${TRIAL_MARKER}-${context.token}-${name}`;
 }
 
-/** Runs one of the trial's own writes: the gate lets writes through only inside it. */
+/**
+ * Runs one of the trial's own writes: the gate lets writes through only inside it. Only a write
+ * that succeeded changed the host, so only it makes check 8 wait for an event.
+ */
 export async function trialWrite<T>(context: TrialContext, action: () => Promise<T>): Promise<T> {
-  try {
-    return context.egress === undefined ? await action() : await context.egress.duringWrites(action);
-  } finally {
-    context.lastWriteAt = Date.now();
-  }
+  const result = context.egress === undefined ? await action() : await context.egress.duringWrites(action);
+  context.lastWriteAt = Date.now();
+  return result;
 }
 
 /** Resolves after `ms` milliseconds. */

@@ -39,8 +39,13 @@ export function canonicalScratchPrefix(prefix: string): string {
   }
 }
 
+const MAX_SEED = 0xffff_ffff;
+
 function checkOptions(options: TrialOptions): { phase: TrialPhase; scratchPrefix?: string } {
   const phase = options.phase ?? 'submit';
+  if (options.seed !== undefined && !(Number.isSafeInteger(options.seed) && options.seed >= 0 && options.seed <= MAX_SEED)) {
+    throw new InvalidArgumentError(`The trial seed must be an integer from 0 to ${MAX_SEED}, not ${JSON.stringify(options.seed)}.`);
+  }
   if (!(TRIAL_PHASES as readonly string[]).includes(phase)) throw new InvalidArgumentError(`The trial phase must be "submit" or "install", not ${JSON.stringify(phase)}.`);
   if (phase === 'install' && options.scratchPrefix === undefined) {
     throw new InvalidArgumentError('The install phase needs a scratch prefix: the host folder a person named for the trial\'s writes ("scratchPrefix" in the config file).');
@@ -59,7 +64,7 @@ function definition(id: TrialCheckId): (typeof TRIAL_CHECKS)[number] {
 
 /**
  * Runs the trial. Throws only for the caller's mistakes: `invalid_argument` (an unknown phase,
- * install without a scratch prefix, a bad scratch prefix or label) and `invalid_config`
+ * install without a scratch prefix, a bad scratch prefix, label or seed) and `invalid_config`
  * (credentials the AuthSpec needs are missing, or allowPrivateOrigins names an undeclared origin).
  */
 export async function runTrial(options: TrialOptions): Promise<TrialReport> {
@@ -70,6 +75,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     options,
     phase,
     token: globalThis.crypto.randomUUID().slice(0, 8),
+    seed: options.seed ?? globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!,
     ...(scratchPrefix === undefined ? {} : { scratchPrefix }),
     ...(loaded.egress === undefined ? {} : { egress: loaded.egress }),
     ...(loaded.connector === undefined ? {} : { connector: loaded.connector }),

@@ -90,6 +90,11 @@ export interface TrialOptions {
    * check 9 skips with the reason. Paths are canonical host paths under the scratch prefix.
    */
   readonly rename?: (from: string, to: string) => Promise<void>;
+  /**
+   * Picks the objects check 5 reads at random (an integer 0 to 4294967295); default a random one.
+   * Check 5's detail names the seed, so giving it again reads the same objects of the same listing.
+   */
+  readonly seed?: number;
   /** For check 8 when the connector parses webhooks. */
   readonly webhookSample?: TrialWebhookSample;
   /** Check 10's samples for declared types; they come before the built-in ones of the same type. */

@@ -65,6 +65,8 @@ describe('inseam connector new', () => {
     expect(run.stdout.trim().split('\n')).toEqual([join(target, 'connector.js'), join(target, 'host.json'), join(target, 'README.md')]);
     expect(run.stderr).toContain('docs/connectors/authoring.md');
     expect(await readFile(join(target, 'README.md'), 'utf8')).toMatch(/^# weather: an inseam connector\n/);
+    // --schema takes JSON text or @file: a bare file name would be parsed as JSON.
+    expect(await readFile(join(target, 'README.md'), 'utf8')).toContain('--schema @config.schema.json');
     expect(JSON.parse(await readFile(join(target, 'host.json'), 'utf8'))).toEqual({ config: { baseUrl: 'https://weather.example.com' }, credentials: { token: 'paste a read-only API token here' }, scratchPrefix: 'inseam-scratch' });
     const checked = await cli(['connector', 'check', join(target, 'connector.js'), '--config', join(target, 'host.json')]);
     expect(checked.code, checked.stdout).toBe(0);

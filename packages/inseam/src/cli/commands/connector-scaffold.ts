@@ -160,7 +160,7 @@ Every failed check ends with \`see: docs/connectors/authoring.md#<section>\`.
 ## Submitting
 
 \`\`\`sh
-inseam connector submit connector.js --name "${kind}" --schema config.schema.json
+inseam connector submit connector.js --name "${kind}" --schema @config.schema.json
 \`\`\`
 
 The schema is the closed JSON Schema of a host's config, rendered as the add-host form

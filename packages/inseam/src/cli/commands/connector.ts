@@ -2,7 +2,7 @@
  * The sandboxed connector lifecycle from the command line (inseam/connectors):
  *
  *   inseam connector new <kind> [--dir <folder>]                          a module, host.json and README to start from
- *   inseam connector check <module> [--config f] [--schema f] [--json]     describe() and defaultScope, offline
+ *   inseam connector check <module> [--config f] [--schema json|@file] [--json]  describe() and defaultScope, offline
  *   inseam connector submit <module> [--name n] [--schema json|@file]     store it by its sha
  *   inseam connector trial <sha> --config <file>                          run and record the trial
  *   inseam connector ls                                                   modules and their state

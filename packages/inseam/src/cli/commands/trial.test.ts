@@ -65,9 +65,10 @@ function hostConfig(extra: Record<string, unknown> = {}): Record<string, unknown
 
 describe('inseam trial, in-process', () => {
   it('prints the readable report and exits 0 when the trial passes', async () => {
-    const run = await cli(['trial', modulePath, '--config', await configFile('ok.json', hostConfig())]);
+    const run = await cli(['trial', modulePath, '--config', await configFile('ok.json', hostConfig()), '--seed', '12345']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^inseam trial \(submit phase\) — notes-api: PASSED \(8 passed, 0 failed, 3 skipped\)\n/);
+    expect(run.stdout).toMatch(/\nPASS 5 — .*\n {5}read smallest .* \(seed 12345\), each as many bytes as listed/);
     expect(run.stdout).toContain('SKIP 10 — ');
     expect(run.stdout).toContain(`origins used: ${api.origin}\n`);
     expect(run.stdout).toMatch(/\ntime: [\d.]+ m?s\n$/);
@@ -113,6 +114,8 @@ describe('inseam trial, in-process', () => {
       [['trial', join(dir, 'missing.js'), '--config', ok], /The connector module ".*missing\.js" does not exist\. \[not_found\]/],
       [['trial', modulePath, '--config', ok, '--phase', 'later'], /--phase must be "submit" or "install", not "later"\. \[invalid_argument\]/],
       [['trial', modulePath, '--config', ok, '--phase', 'install'], /The install phase needs a scratch prefix.*\[invalid_argument\]/],
+      [['trial', modulePath, '--config', ok, '--seed', '-3'], /--seed must be an integer from 0 to 4294967295 \(check 5 names the one it used\), not "-3"\. \[invalid_argument\]/],
+      [['trial', modulePath, '--config', ok, '--seed', '4294967296'], /--seed must be an integer from 0 to 4294967295.*\[invalid_argument\]/],
       [['trial', modulePath, '--config', await configFile('nocred.json', hostConfig({ credentials: {} }))], /credentials have no value for "token".*\[invalid_config\]/],
       [['trial', modulePath, '--config', await configFile('typo.json', hostConfig({ scrachPrefix: 'x' }))], /"scrachPrefix" is not a field.*\[invalid_config\]/],
       [['trial', modulePath, '--config', await configFile('bad.json', '{ "credentials": { "token": "sekret-value-123" ')], /is not JSON.*\[invalid_config\]/],

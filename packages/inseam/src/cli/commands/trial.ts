@@ -1,5 +1,5 @@
 /**
- * `inseam trial <module> --config <file> [--json] [--phase submit|install] [--watch]`: runs the
+ * `inseam trial <module> --config <file> [--json] [--phase submit|install] [--seed <n>] [--watch]`: runs the
  * conformance trial on a connector module and prints the report — readable by default, one JSON
  * object with --json. Exit 0 when the trial passed, 1 when a check failed, 2 for bad usage or a
  * bad config file (see program.ts). Sandbox log lines (the module's console) go to stderr.
@@ -28,6 +28,7 @@ interface TrialCommandOptions {
   readonly config: string;
   readonly json?: boolean;
   readonly phase: string;
+  readonly seed?: string;
   readonly watch?: boolean;
 }
 
@@ -60,6 +61,13 @@ function phaseOf(value: string): TrialPhase {
   return value as TrialPhase;
 }
 
+/** `--seed`: check 5's read sample seed, as a decimal integer. */
+function seedOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(value) || Number(value) > 0xffff_ffff) throw new InvalidArgumentError(`--seed must be an integer from 0 to 4294967295 (check 5 names the one it used), not ${JSON.stringify(value)}.`);
+  return Number(value);
+}
+
 /** Asks the person at the terminal to rename the scratch object, and waits for Enter. */
 function askToRename(io: CliIo): (from: string, to: string) => Promise<void> {
   return (from, to) =>
@@ -88,9 +96,11 @@ async function runOnce(io: CliIo, modulePath: string, options: TrialCommandOptio
   const source = await readModule(modulePath);
   // The trial runner and its sandbox are loaded when a trial runs, not for every command.
   const { formatTrialReport, runTrial, trialReportJson } = await import('../../trial/index.js');
+  const seed = seedOf(options.seed);
   const report = await runTrial({
     subject: { module: source, label: labelOf(modulePath) },
     phase,
+    ...(seed === undefined ? {} : { seed }),
     config: file.config,
     credentials: file.credentials,
     ...(file.scratchPrefix === undefined ? {} : { scratchPrefix: file.scratchPrefix }),
@@ -168,9 +178,11 @@ export function registerTrialCommand(program: Command, io: CliIo): void {
     .requiredOption('--config <file>', 'the trial config file: { "config": {...}, "credentials": {...}, "scratchPrefix"?: "..." }')
     .option('--json', 'print the report as one JSON object')
     .option('--phase <phase>', 'submit (reads only; the gate in audit mode) or install (also writes on the scratch prefix)', 'submit')
+    .option('--seed <n>', 'check 5\'s read sample seed (its detail names the one a run used), to read the same objects again')
     .option('--watch', 'run again each time the module or the config file is saved; Ctrl-C stops (exit 0)')
     .action(async (modulePath: string, options: TrialCommandOptions) => {
       const phase = phaseOf(options.phase);
+      seedOf(options.seed);
       if (options.watch === true) {
         await watchTrials(io, modulePath, options, phase);
         process.exitCode = EXIT.ok;

@@ -156,14 +156,22 @@ async function checkPrefix(context: TrialContext, entries: readonly Entry[], com
   return `prefix ${prefixes.map((prefix) => JSON.stringify(prefix)).join(' and ')} filtered as string prefixes`;
 }
 
+/** How to keep entries at or after `since`, for the ordering dimension's type. */
+const SINCE_FIX: Readonly<Record<string, string>> = {
+  datetime: 'keep entries whose value is >= since (not >), comparing instants (Date.parse), not strings',
+  integer: 'keep entries whose value is >= Number(since) (not >): since is the integer in decimal, as the crawler\'s watermark gives it, and a host\'s update sequence filter must include the value itself',
+  bytes: 'keep entries whose value is >= Number(since) (not >): since is the number in decimal',
+  enum: 'keep entries whose value is since or comes after it in the declared values (not only later ones)',
+  text: 'keep entries whose value is >= since in code point order (not >), or pass since to the host when its filter means the same',
+};
+
 /**
  * `since` is inclusive: listing with the newest ordering value among the listed entries must list
- * every entry that has it. Checked when the ordering dimension is a datetime, where every host
- * filters by time.
+ * every entry that has it, whatever the ordering dimension's type — the crawler passes `since` on
+ * every incremental sync (crawl/ordering.ts: its watermark stepped back).
  */
 async function checkSince(context: TrialContext, description: Description, entries: readonly Entry[]): Promise<string> {
   const ordering = new Ordering(description);
-  if (ordering.type !== 'datetime') return `since: the ordering dimension is ${ordering.type === 'enum' ? 'an' : 'a'} ${ordering.type}, so not checked`;
   const valued = entries.flatMap((entry) => {
     const value = ordering.comparable(entry);
     return value === undefined ? [] : [{ path: entry.path, value }];
@@ -176,9 +184,9 @@ async function checkSince(context: TrialContext, description: Description, entri
   const found = new Set(listed.entries.map((entry) => entry.path));
   const missing = [...wanted].filter((path) => !found.has(path));
   ensureAt(DOC_SECTIONS.listingSince, missing.length === 0, {
-    expected: `list({ since: ${JSON.stringify(since)} }) lists every entry whose ${ordering.name} is at or after it (since is inclusive)`,
-    actual: `it leaves out ${describeValue(missing.slice(0, 5))}, whose ${ordering.name} is exactly ${since}`,
-    fix: 'keep entries whose value is >= since (not >), comparing instants, not strings; older entries may be listed too',
+    expected: `list({ since: ${JSON.stringify(since)} }) lists every entry whose ${ordering.name} (${article(ordering.type)}, the ordering dimension) is at or after it (since is inclusive; the crawler passes it on every incremental sync)`,
+    actual: `${listed.entries.length === 0 ? 'it lists nothing, so it leaves out' : 'it leaves out'} ${describeValue(missing.slice(0, 5))}, whose ${ordering.name} is exactly ${since}`,
+    fix: `${SINCE_FIX[ordering.type] ?? SINCE_FIX['text']!}; older entries may be listed too (a host that cannot filter may ignore since)`,
   });
   return `since ${since} lists the newest entr${wanted.size === 1 ? 'y' : 'ies'} (inclusive)`;
 }
@@ -271,8 +279,9 @@ function timeOf(value: unknown): number | undefined {
   return typeof value === 'string' ? parseTimestamp(value, false) : undefined;
 }
 
+/** mtimes compare as instants; one that is not a timestamp (check 3 says so) only as the same text. */
 function sameValue(field: string, a: unknown, b: unknown): boolean {
-  if (field === 'mtime' && typeof a === 'string' && typeof b === 'string') return timeOf(a) !== undefined && timeOf(a) === timeOf(b);
+  if (field === 'mtime' && typeof a === 'string' && typeof b === 'string' && a !== b) return timeOf(a) !== undefined && timeOf(a) === timeOf(b);
   return JSON.stringify(a) === JSON.stringify(b);
 }
 

@@ -21,6 +21,26 @@ export interface BrokenConnector {
 
 const BOTH: readonly TrialPhase[] = ['submit', 'install'];
 
+/**
+ * The notes-api example ordered by an integer update sequence, `extra.seq` (here the update time in
+ * whole seconds, so it orders as the host's newest-first listing does), in place of its datetime.
+ * `numberedList` lists through the example; the patch that uses this says what `since` does.
+ */
+export const UPDATE_SEQUENCE = `const numbered = (entry) => (entry === null ? null : { ...entry, extra: { ...entry.extra, seq: Math.floor(Date.parse(entry.mtime) / 1000) } });
+    connector.describe = () => {
+      const description = base.describe();
+      delete description.dimensions.updated.ordering;
+      description.dimensions.seq = { type: 'integer', from: 'extra.seq', ordering: true, description: 'The update sequence number of the last change.' };
+      return description;
+    };
+    const numberedList = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: page.entries.map(numbered) };
+    };
+    connector.stat = async (path) => numbered(await base.stat(path));
+    connector.write = async (path, body, options) => numbered(await base.write(path, body, options));
+    `;
+
 export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
   {
     name: 'two-ordering-dimensions',
@@ -186,6 +206,14 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
     patch: `connector.list = (options = {}) => base.list(options.since === undefined ? options : { ...options, since: new Date(Date.parse(options.since) + 1).toISOString() });`,
   },
   {
+    name: 'update-sequence-since-empty',
+    breaks: 2,
+    section: 'listing-since',
+    fault: 'orders by an integer update sequence (extra.seq) and lists nothing when given since',
+    phases: BOTH,
+    patch: UPDATE_SEQUENCE + `connector.list = async (options = {}) => (options.since === undefined ? numberedList(options) : { entries: [] });`,
+  },
+  {
     name: 'prefix-ignored',
     breaks: 2,
     section: 'listing-prefix',
@@ -214,6 +242,24 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
     patch: `connector.list = async (options) => {
       const page = await base.list(options);
       return { ...page, entries: page.entries.map((entry) => ({ ...entry, extra: { ...entry.extra, preview: 'x'.repeat(20000) } })) };
+    };`,
+  },
+  {
+    name: 'only-smallest-read-right',
+    breaks: 5,
+    section: 'reading-bytes',
+    fault: 'lists every size 100 bytes too large and streams other bytes, except for the smallest object (trash/old.txt)',
+    phases: BOTH,
+    patch: `const honest = (path) => path === 'trash/old.txt' || path.startsWith('scratch/');
+    const padded = (entry) => (entry === null || honest(entry.path) ? entry : { ...entry, size: entry.size + 100 });
+    connector.list = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: page.entries.map(padded) };
+    };
+    connector.stat = async (path) => padded(await base.stat(path));
+    connector.read = async (path, options) => {
+      if (honest(path)) return base.read(path, options);
+      return new ReadableStream({ start(controller) { controller.enqueue(new TextEncoder().encode('not these bytes')); controller.close(); } });
     };`,
   },
   {
@@ -250,6 +296,19 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
     patch: `connector.write = async (path, body, options) => {
       const entry = await base.write(path, body, options);
       return { ...entry, size: entry.size + 1 };
+    };`,
+  },
+  {
+    name: 'replace-unsupported',
+    breaks: 10,
+    section: 'writing-create-and-replace',
+    fault: 'declares replace: true but answers a write with ifMatch with unsupported',
+    phases: ['install'],
+    patch: `connector.write = async (path, body, options = {}) => {
+      if (options.ifMatch === undefined) return base.write(path, body, options);
+      const error = new Error('conditional replace is not available on this plan');
+      error.code = 'unsupported';
+      throw error;
     };`,
   },
   {
