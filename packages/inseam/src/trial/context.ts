@@ -153,12 +153,6 @@ export function bodyStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
-/** `<scratchPrefix>/inseam-trial-<token>-<name>`; the name is plain ASCII, so already canonical. */
-export function scratchPath(context: TrialContext, name: string): string {
-  if (context.scratchPrefix === undefined) skip(AFTER_INSTALL);
-  return `${context.scratchPrefix}/${TRIAL_MARKER}-${context.token}-${name}`;
-}
-
 /** Runs one of the trial's own writes: the gate lets writes through only inside it. */
 export async function trialWrite<T>(context: TrialContext, action: () => Promise<T>): Promise<T> {
   try {
