@@ -127,7 +127,7 @@ export interface ChangeEvent {
  *   that orders keys, a calendar that refolds lines), so the trial compares the content, not the
  *   bytes (authoring.md#writing-normalising-hosts).
  * - `samples`: the objects the trial must write for a type, for a host whose writable objects
- *   have a fixed shape (authoring.md#writing-samples).
+ *   have a fixed shape (authoring.md#writing-media-types-and-samples).
  */
 export interface Writes {
   readonly mimes: readonly string[] | '*';
@@ -243,7 +243,7 @@ export interface AuthSpec {
  * where only reads may pass: the submit-phase trial and a read-only host at run time. It matches
  * exactly this method, this origin (an exact, non-wildcard entry of `origins`) and this path (the
  * URL's path as sent, percent-encoded, no query); the query is free. The person approving the
- * connector sees each one (authoring.md#origins-read-endpoints).
+ * connector sees each one (authoring.md#origins-post-reads).
  */
 export interface ReadEndpoint {
   readonly method: 'POST';

@@ -102,7 +102,8 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     await run(10, () => checkWrites(context));
     await run(9, () => checkNativeId(context));
     await run(8, () => checkEvents(context, loaded.logs));
-    leftovers = await findLeftovers(context, await cleanUpScratch(context));
+    const cleaned = [...context.created];
+    leftovers = await findLeftovers(context, await cleanUpScratch(context), cleaned);
     // Check 10 answers for what was left, unless it already failed (its failure says why).
     if (leftovers.length > 0 && records.get(10)?.status !== 'fail') await run(10, () => leftoversFailure(leftovers));
     await run(11, () => checkOrigins(context));

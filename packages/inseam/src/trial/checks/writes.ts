@@ -260,13 +260,16 @@ async function etagOf(context: TrialContext, entry: Entry): Promise<string | und
 /** How many pages the trial follows to see whether a path is still listed. */
 const MAX_CHECK_PAGES = 50;
 
-/** Every path list() gives under `prefix` (at most MAX_CHECK_PAGES pages). */
+/**
+ * Every path list() gives under `prefix` (at most MAX_CHECK_PAGES pages). Paths outside it are
+ * dropped: a list() that ignores prefix is check 2's failure, not a leftover.
+ */
 export async function listedUnder(connector: Connector, prefix: string): Promise<string[]> {
   const paths: string[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_CHECK_PAGES; page += 1) {
     const listed = await connector.list(cursor === undefined ? { prefix } : { prefix, cursor });
-    paths.push(...listed.entries.map((entry) => entry.path));
+    paths.push(...listed.entries.map((entry) => entry.path).filter((path) => path.startsWith(prefix)));
     if (listed.cursor === undefined || listed.cursor === cursor) break;
     cursor = listed.cursor;
   }
@@ -490,16 +493,21 @@ export async function cleanUpScratch(context: TrialContext): Promise<string[]> {
 }
 
 /**
- * What the trial left on the host: `left` (what cleanUpScratch could not remove) and every path
- * the connector still lists under the trial's scratch names (an object write() made beside the
- * one asked for, a delete that did nothing). Never throws: a listing that fails adds nothing.
+ * What the trial left on the host: `left` (what cleanUpScratch could not remove), every path the
+ * connector still lists under the trial's scratch names (an object write() made beside the one
+ * asked for, a delete that did nothing), and any of `cleaned` (what cleanUpScratch deleted, a
+ * planted object among them) still listed. Never throws: a listing that fails adds nothing.
  */
-export async function findLeftovers(context: TrialContext, left: readonly string[]): Promise<string[]> {
+export async function findLeftovers(context: TrialContext, left: readonly string[], cleaned: readonly string[]): Promise<string[]> {
   const connector = context.connector;
   const found = new Set(left);
   if (connector === undefined || context.scratchPrefix === undefined || context.phase !== 'install' || context.description?.writes === undefined) return [...found];
+  const named = `${context.scratchPrefix}/${TRIAL_MARKER}-${context.token}`;
   try {
-    for (const path of await listedUnder(connector, `${context.scratchPrefix}/${TRIAL_MARKER}-${context.token}`)) found.add(path);
+    for (const path of await listedUnder(connector, named)) found.add(path);
+    for (const path of cleaned.filter((item) => !item.startsWith(named))) {
+      if ((await listedUnder(connector, path)).includes(path)) found.add(path);
+    }
   } catch {
     // The listing checks (2–6) report a list() that fails.
   }
