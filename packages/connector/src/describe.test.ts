@@ -182,9 +182,50 @@ describe('validateDescription', () => {
     expect(paths(without(VALID, 'writes'))).toEqual(['writes']);
     expect(paths({ ...VALID, capabilities: ['list', 'read'] })).toEqual(expect.arrayContaining(['capabilities', 'writes.delete']));
     expect(paths({ ...VALID, writes: { ...VALID.writes, delete: false } })).toEqual(['writes.delete']);
-    expect(paths({ ...VALID, writes: { mimes: [], create: false, replace: false, delete: true, maxBytes: 0 } })).toEqual(['writes.mimes', 'writes', 'writes.maxBytes']);
+    expect(paths({ ...VALID, writes: { mimes: [], create: false, replace: false, delete: false, maxBytes: 0 } })).toEqual(['writes', 'writes.mimes', 'writes.maxBytes']);
     expect(paths({ ...VALID, writes: { ...VALID.writes, mimes: ['not a mime'] } })).toEqual(['writes.mimes[0]']);
     expect(validateDescription({ ...VALID, writes: { ...VALID.writes, mimes: '*' } }).writes?.mimes).toBe('*');
+  });
+
+  it('accepts a delete-only host, which claims delete without write and may leave out mimes', () => {
+    const deleteOnly = { ...VALID, capabilities: ['list', 'read', 'stat', 'delete'], writes: { create: false, replace: false, delete: true } };
+    expect(validateDescription(deleteOnly).writes).toEqual({ mimes: [], create: false, replace: false, delete: true });
+    expect(problems({ ...deleteOnly, capabilities: [...deleteOnly.capabilities, 'write'] })).toEqual([
+      { path: 'capabilities', message: 'The "write" capability is claimed but writes accepts neither create nor replace (a delete-only host).' },
+    ]);
+    expect(paths({ ...deleteOnly, writes: { ...deleteOnly.writes, delete: false }, capabilities: ['list', 'read'] })).toEqual(['writes']);
+    expect(paths({ ...VALID, writes: { create: true, replace: true, delete: true } })).toEqual(['writes.mimes']);
+    expect(paths({ ...deleteOnly, writes: { ...deleteOnly.writes, samples: [{ mime: 'text/plain', path: '{name}.txt', body: 'a', replacement: 'b' }] } })).toEqual(['writes.samples']);
+  });
+
+  it('reads declared write samples: a type it accepts, {name} once in a relative path, two different bodies', () => {
+    const sample = { mime: 'text/markdown', path: '{name}/doc.md', body: '# One\n', replacement: '# Two\n', markers: ['One', 'Two'] };
+    const withSamples = (samples: unknown) => ({ ...VALID, writes: { ...VALID.writes, samples } });
+    expect(validateDescription(withSamples([sample])).writes?.samples).toEqual([sample]);
+    expect(paths(withSamples([]))).toEqual(['writes.samples']);
+    expect(paths(withSamples([{ ...sample, mime: 'application/json' }]))).toEqual(['writes.samples[0].mime']);
+    for (const path of ['doc.md', '{name}/{name}.md', '/{name}.md', '{name}/../x.md', '{name}//x.md', '{name}.md?x', 'a\\{name}.md']) {
+      expect(paths(withSamples([{ ...sample, path }])), path).toEqual(['writes.samples[0].path']);
+    }
+    expect(paths(withSamples([{ ...sample, replacement: sample.body }]))).toEqual(['writes.samples[0].replacement']);
+    expect(paths(withSamples([{ ...sample, body: 'x'.repeat(65_537) }]))).toEqual(['writes.samples[0].body']);
+    expect(paths(withSamples([{ ...sample, markers: ['One'] }]))).toEqual(['writes.samples[0].markers']);
+    expect(paths(withSamples([{ ...sample, size: 3 }]))).toEqual(['writes.samples[0].size']);
+  });
+
+  it('reads POST endpoints declared as reads: exact declared origins, plain paths', () => {
+    const endpoint = { method: 'POST', origin: 'https://api.notion.com', path: '/v1/search' };
+    const withEndpoints = (readEndpoints: unknown) => ({ ...VALID, auth: { ...VALID.auth, readEndpoints } });
+    expect(validateDescription(withEndpoints([endpoint])).auth.readEndpoints).toEqual([endpoint]);
+    expect(paths(withEndpoints({}))).toEqual(['auth.readEndpoints']);
+    expect(paths(withEndpoints([{ ...endpoint, method: 'PUT' }]))).toEqual(['auth.readEndpoints[0].method']);
+    expect(paths(withEndpoints([{ ...endpoint, origin: 'https://api.notion.com/' }]))).toEqual(['auth.readEndpoints[0].origin']);
+    expect(paths(withEndpoints([{ ...endpoint, origin: 'https://*.notion-static.com:8443' }]))).toEqual(['auth.readEndpoints[0].origin']);
+    for (const path of ['v1/search', '/v1/search?q=a', '/v1/../admin', '/v1/%zz', '/v 1', '/v1#x']) {
+      expect(paths(withEndpoints([{ ...endpoint, path }])), path).toEqual(['auth.readEndpoints[0].path']);
+    }
+    expect(paths(withEndpoints([endpoint, endpoint]))).toEqual(['auth.readEndpoints[1]']);
+    expect(paths(withEndpoints([{ ...endpoint, body: '{}' }]))).toEqual(['auth.readEndpoints[0].body']);
   });
 
   it('refuses non-objects, prototype tricks and a malformed defaultScope', () => {

@@ -9,7 +9,8 @@
  *
  * Rules beyond the plain types:
  * - `capabilities` come from the closed host list, without repeats, and include `list` and `read`.
- *   `write` is claimed exactly when `writes` is declared; `delete` exactly when `writes.delete`.
+ *   `write` is claimed exactly when `writes` accepts create or replace; `delete` exactly when
+ *   `writes.delete` (a delete-only host claims `delete` without `write`).
  * - `auth.origins` is non-empty; each is `http(s)://host[:port]` with no path, query, fragment or
  *   credentials; a leading `*.` label is allowed (not on an IP literal, not on a one-label domain).
  * - `dimensions` has exactly one `ordering: true` (never `ordering: false`; omit it instead), each
@@ -26,7 +27,11 @@
  *   `extract` names, each an identifier. No field may take a token's name.
  * - Text for people: a field's `label` at most 100 characters, `help` at most 500, `instructions`
  *   at most 2,000, all plain text (no HTML tags).
- * - `writes.roundTrip` is "exact" or "normalised".
+ * - `writes.roundTrip` is "exact" or "normalised"; `writes.mimes` may be left out only by a
+ *   delete-only host; each `writes.samples` entry is of a declared type, has `{name}` exactly once
+ *   in a relative canonical path, and two different bodies of at most 65,536 bytes.
+ * - `auth.readEndpoints`: each is `{ method: "POST", origin, path }` with an exact (non-wildcard)
+ *   entry of `auth.origins` and an absolute path without query, fragment or dot segments.
  */
 import { DescriptionValidationError, type ManifestIssue } from '@neuralis/package-system/contracts';
 import {
@@ -41,6 +46,8 @@ import {
   type Dimension,
   type HostCapability,
   type Scope,
+  type ReadEndpoint,
+  type WriteSampleDeclaration,
   type Writes,
 } from './types.js';
 
@@ -138,11 +145,16 @@ function checkWriteClaims(capabilities: HostCapability[] | undefined, writes: Wr
     }
     return;
   }
-  if (!capabilities.includes('write')) {
-    issues.push({ path: 'capabilities', message: 'writes is declared but the "write" capability is not claimed.', expected: '"write" in capabilities, or no writes' });
-  }
   // An invalid writes was reported where it failed.
   if (writes === undefined) return;
+  const writable = writes.create || writes.replace;
+  if (capabilities.includes('write') !== writable) {
+    issues.push(
+      writable
+        ? { path: 'capabilities', message: 'writes accepts create or replace but the "write" capability is not claimed.', expected: '"write" in capabilities, or no writes' }
+        : { path: 'capabilities', message: 'The "write" capability is claimed but writes accepts neither create nor replace (a delete-only host).', expected: '"delete" without "write" for a delete-only host' },
+    );
+  }
   if (capabilities.includes('delete') !== writes.delete) {
     issues.push({
       path: 'writes.delete',
@@ -159,7 +171,7 @@ function readAuth(value: unknown, issues: Issues): AuthSpec | undefined {
     issues.push({ path: 'auth', message: 'auth is not an object.', expected: 'an AuthSpec { acquire, present, origins, fields?, instructions? }' });
     return undefined;
   }
-  unknownKeys(value, ['fields', 'instructions', 'acquire', 'present', 'origins'], 'auth', issues);
+  unknownKeys(value, ['fields', 'instructions', 'acquire', 'present', 'origins', 'readEndpoints'], 'auth', issues);
   const fields = value['fields'] === undefined ? undefined : readFields(value['fields'], issues);
   const instructions = value['instructions'];
   if (instructions !== undefined && typeof instructions !== 'string') {
@@ -168,6 +180,7 @@ function readAuth(value: unknown, issues: Issues): AuthSpec | undefined {
   const acquire = readAcquire(value['acquire'], issues);
   const present = readPresent(value['present'], issues);
   const origins = readOrigins(value['origins'], issues);
+  const readEndpoints = value['readEndpoints'] === undefined ? undefined : readReadEndpoints(value['readEndpoints'], origins ?? [], issues);
   if (typeof instructions === 'string') plainText(instructions, 'auth.instructions', MAX_INSTRUCTIONS, issues);
   // Templates are checked only against fields and present forms that read cleanly, so one broken item is reported once.
   const cleanFields = value['fields'] === undefined ? [] : Array.isArray(value['fields']) && fields?.length === value['fields'].length ? fields : undefined;
@@ -180,7 +193,53 @@ function readAuth(value: unknown, issues: Issues): AuthSpec | undefined {
     acquire,
     present,
     origins,
+    ...(readEndpoints === undefined ? {} : { readEndpoints }),
   };
+}
+
+const ENDPOINT_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+
+/** Why `path` is not a path a request can send exactly so, or undefined when it is. */
+function endpointPathProblem(path: unknown): string | undefined {
+  if (typeof path !== 'string' || !ENDPOINT_PATH.test(path)) return 'it must be an absolute, percent-encoded path such as "/graphql", without query or fragment.';
+  if (/%(?![0-9A-Fa-f]{2})/.test(path)) return 'a "%" must start a percent-escape.';
+  if (path.split('/').some((segment) => segment === '.' || segment === '..')) return 'it may not have "." or ".." segments (a URL would not be sent so).';
+  return undefined;
+}
+
+function readReadEndpoints(value: unknown, origins: readonly string[], issues: Issues): ReadEndpoint[] | undefined {
+  const path = 'auth.readEndpoints';
+  if (!Array.isArray(value)) {
+    issues.push({ path, message: 'readEndpoints is not an array.', expected: 'an array of { method: "POST", origin, path }' });
+    return undefined;
+  }
+  const endpoints: ReadEndpoint[] = [];
+  const seen = new Set<string>();
+  value.forEach((item, index) => {
+    const at = `${path}[${index}]`;
+    if (!isObject(item)) {
+      issues.push({ path: at, message: 'A read endpoint is not an object.', expected: '{ method: "POST", origin, path }' });
+      return;
+    }
+    unknownKeys(item, ['method', 'origin', 'path'], at, issues);
+    const { method, origin } = item;
+    const before = issues.length;
+    if (method !== 'POST') issues.push({ path: `${at}.method`, message: `method is ${shown(method)}.`, expected: '"POST" (GET, HEAD, OPTIONS, PROPFIND, REPORT and SEARCH are reads already)' });
+    if (typeof origin !== 'string' || !origins.includes(origin) || origin.includes('*')) {
+      issues.push({ path: `${at}.origin`, message: `${shown(origin)} is not an exact entry of auth.origins.`, expected: 'one of the declared origins, written the same way, without a wildcard' });
+    }
+    const problem = endpointPathProblem(item['path']);
+    if (problem !== undefined) issues.push({ path: `${at}.path`, message: `${shown(item['path'])} is not an endpoint path: ${problem}`, expected: 'a path such as "/graphql" or "/v1/search"' });
+    if (issues.length > before) return;
+    const key = `${origin as string}${item['path'] as string}`;
+    if (seen.has(key)) {
+      issues.push({ path: at, message: 'This endpoint is listed twice.', expected: 'each endpoint once' });
+      return;
+    }
+    seen.add(key);
+    endpoints.push({ method: 'POST', origin: origin as string, path: item['path'] as string });
+  });
+  return endpoints;
 }
 
 function readFields(value: unknown, issues: Issues): AuthField[] | undefined {
@@ -654,19 +713,30 @@ function readScope(value: unknown, issues: Issues): Scope | undefined {
   return issues.length > before ? undefined : (structuredCloneJson(value) as Scope);
 }
 
+const MAX_SAMPLE_BYTES = 65_536;
+
 function readWrites(value: unknown, issues: Issues): Writes | undefined {
   const path = 'writes';
   if (!isObject(value)) {
-    issues.push({ path, message: 'writes is not an object.', expected: '{ mimes, create, replace, delete, maxBytes?, roundTrip? }' });
+    issues.push({ path, message: 'writes is not an object.', expected: '{ mimes, create, replace, delete, maxBytes?, roundTrip?, samples? }' });
     return undefined;
   }
-  unknownKeys(value, ['mimes', 'create', 'replace', 'delete', 'maxBytes', 'roundTrip'], path, issues);
+  unknownKeys(value, ['mimes', 'create', 'replace', 'delete', 'maxBytes', 'roundTrip', 'samples'], path, issues);
   const before = issues.length;
   const { mimes, create, replace, maxBytes, roundTrip } = value;
   if (roundTrip !== undefined && !(WRITE_ROUND_TRIPS as readonly unknown[]).includes(roundTrip)) {
     issues.push({ path: `${path}.roundTrip`, message: `roundTrip is ${shown(roundTrip)}.`, expected: '"exact" (read gives back the bytes written; the default) or "normalised" (the host re-serialises what it stores)' });
   }
-  if (mimes !== '*') {
+  for (const key of ['create', 'replace', 'delete'] as const) {
+    if (typeof value[key] !== 'boolean') issues.push({ path: `${path}.${key}`, message: `${key} is not a boolean.`, expected: 'true or false' });
+  }
+  const deleteOnly = create === false && replace === false;
+  if (deleteOnly && value['delete'] === false) {
+    issues.push({ path, message: 'writes accepts neither create, replace nor delete, so nothing can be changed.', expected: 'create, replace or delete true (or no writes, for a read-only host)' });
+  }
+  if (mimes === undefined && !deleteOnly) {
+    issues.push({ path: `${path}.mimes`, message: 'mimes is missing; only a delete-only host may leave it out.', expected: '"*" or an array of MIME types such as "text/markdown" or "image/*"' });
+  } else if (mimes !== undefined && mimes !== '*') {
     if (!Array.isArray(mimes) || mimes.length === 0) {
       issues.push({ path: `${path}.mimes`, message: 'mimes is neither "*" nor a non-empty array.', expected: '"*" or an array of MIME types such as "text/markdown" or "image/*"' });
     } else {
@@ -675,24 +745,89 @@ function readWrites(value: unknown, issues: Issues): Writes | undefined {
       });
     }
   }
-  for (const key of ['create', 'replace', 'delete'] as const) {
-    if (typeof value[key] !== 'boolean') issues.push({ path: `${path}.${key}`, message: `${key} is not a boolean.`, expected: 'true or false' });
-  }
-  if (create === false && replace === false) {
-    issues.push({ path, message: 'writes accepts neither create nor replace, so nothing can be written.', expected: 'create or replace true (or no writes, for a read-only host)' });
-  }
   if (maxBytes !== undefined && !(Number.isInteger(maxBytes) && (maxBytes as number) > 0)) {
     issues.push({ path: `${path}.maxBytes`, message: 'maxBytes is not a positive integer.', expected: 'a positive number of bytes' });
   }
   if (issues.length > before) return undefined;
+  const accepted: readonly string[] | '*' = mimes === undefined ? [] : mimes === '*' ? '*' : [...(mimes as string[])];
+  const samples = value['samples'] === undefined ? undefined : readWriteSamples(value['samples'], accepted, deleteOnly, issues);
+  if (issues.length > before) return undefined;
   return {
-    mimes: mimes === '*' ? '*' : [...(mimes as string[])],
+    mimes: accepted,
     create: create as boolean,
     replace: replace as boolean,
     delete: value['delete'] as boolean,
     ...(maxBytes === undefined ? {} : { maxBytes: maxBytes as number }),
     ...(roundTrip === undefined ? {} : { roundTrip: roundTrip as 'exact' | 'normalised' }),
+    ...(samples === undefined ? {} : { samples }),
   };
+}
+
+/** Whether `mime` is one `accepted` covers (`*`, `type/*` or the exact type). */
+function acceptsMime(accepted: readonly string[] | '*', mime: string): boolean {
+  if (accepted === '*') return true;
+  return accepted.some((item) => {
+    const lower = item.toLowerCase();
+    return lower === mime || (lower.endsWith('/*') && mime.startsWith(lower.slice(0, -1)));
+  });
+}
+
+const CANONICAL_SEGMENT = /^(?:[A-Za-z0-9\-._~]|%[0-9A-F]{2})+$/;
+
+/** `{name}` once, then canonical segments (as Entry paths are), none of them "." or "..". */
+function samplePathOk(template: string): boolean {
+  if (template.split('{name}').length !== 2) return false;
+  return template
+    .replace('{name}', 'name')
+    .split('/')
+    .every((segment) => CANONICAL_SEGMENT.test(segment) && segment !== '.' && segment !== '..');
+}
+
+function readWriteSamples(value: unknown, accepted: readonly string[] | '*', deleteOnly: boolean, issues: Issues): WriteSampleDeclaration[] | undefined {
+  const path = 'writes.samples';
+  const expected = '{ mime, path, body, replacement, markers? }';
+  if (!Array.isArray(value) || value.length === 0 || deleteOnly) {
+    issues.push({ path, message: deleteOnly ? 'A delete-only host writes nothing, so it has no samples.' : 'samples is not a non-empty array.', expected: deleteOnly ? 'no samples' : `an array of ${expected}` });
+    return undefined;
+  }
+  const samples: WriteSampleDeclaration[] = [];
+  value.forEach((item, index) => {
+    const at = `${path}[${index}]`;
+    if (!isObject(item)) {
+      issues.push({ path: at, message: 'A sample is not an object.', expected });
+      return;
+    }
+    unknownKeys(item, ['mime', 'path', 'body', 'replacement', 'markers'], at, issues);
+    const before = issues.length;
+    const { mime, body, replacement, markers } = item;
+    if (typeof mime !== 'string' || !MIME.test(mime) || mime.includes('*') || mime !== mime.toLowerCase()) {
+      issues.push({ path: `${at}.mime`, message: `${shown(mime)} is not a lowercase MIME type.`, expected: 'type/subtype, such as "application/json"' });
+    } else if (!acceptsMime(accepted, mime)) {
+      issues.push({ path: `${at}.mime`, message: `${shown(mime)} is not one of writes.mimes.`, expected: 'a type writes.mimes accepts' });
+    }
+    const template = item['path'];
+    if (typeof template !== 'string' || !samplePathOk(template)) {
+      issues.push({ path: `${at}.path`, message: `${shown(template)} is not a sample path.`, expected: 'a relative canonical path with "{name}" exactly once, such as "{name}/doc.json" or "{name}.vcf"' });
+    }
+    for (const [key, text] of [['body', body], ['replacement', replacement]] as const) {
+      if (typeof text !== 'string' || text === '' || new TextEncoder().encode(text).byteLength > MAX_SAMPLE_BYTES) {
+        issues.push({ path: `${at}.${key}`, message: `${key} is not non-empty text of at most ${MAX_SAMPLE_BYTES} bytes.`, expected: 'a valid object of the type, as text' });
+      }
+    }
+    if (typeof body === 'string' && body === replacement) issues.push({ path: `${at}.replacement`, message: 'replacement is the same as body.', expected: 'a second, different object' });
+    if (markers !== undefined && (!Array.isArray(markers) || markers.length !== 2 || markers.some((marker) => typeof marker !== 'string' || marker === ''))) {
+      issues.push({ path: `${at}.markers`, message: 'markers is not two phrases.', expected: '[a phrase of body, a phrase of replacement]' });
+    }
+    if (issues.length > before) return;
+    samples.push({
+      mime: mime as string,
+      path: template as string,
+      body: body as string,
+      replacement: replacement as string,
+      ...(markers === undefined ? {} : { markers: [(markers as string[])[0]!, (markers as string[])[1]!] as const }),
+    });
+  });
+  return samples;
 }
 
 // ---- helpers -----------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ export type {
   Entry,
   ChangeEvent,
   Writes,
+  WriteSampleDeclaration,
+  ReadEndpoint,
   AuthField,
   OAuth2Acquire,
   ExchangeAcquire,

@@ -76,6 +76,12 @@ const AGREED_GOOD: readonly [string, Patch][] = [
   }],
   ['writes of any type, create only', (d) => (d.writes = { mimes: '*', create: true, replace: false, delete: true, roundTrip: 'normalised' })],
   ['a single brace in a template value', (d) => (d.auth.present[0].value = 'Token {a} {{token}}')],
+  ['delete-only writes (a mail catcher)', (d) => {
+    d.capabilities = ['list', 'stat', 'read', 'delete'];
+    d.writes = { create: false, replace: false, delete: true };
+  }],
+  ['a declared write sample of a fixed shape', (d) => (d.writes.samples = [{ mime: 'text/markdown', path: '{name}/doc.md', body: '# One', replacement: '# Two', markers: ['One', 'Two'] }])],
+  ['a POST endpoint declared as a read', (d) => (d.auth.readEndpoints = [{ method: 'POST', origin: 'https://tickets.example.com', path: '/graphql' }])],
 ];
 
 /** Both refuse. */
@@ -89,7 +95,25 @@ const AGREED_BAD: readonly [string, Patch][] = [
   ['writes without the write capability', (d) => (d.capabilities = ['list', 'read', 'delete'])],
   ['delete claimed but writes.delete false', (d) => (d.writes.delete = false)],
   ['writes.delete true without the delete capability', (d) => (d.capabilities = ['list', 'read', 'write'])],
-  ['writes neither create nor replace', (d) => Object.assign(d.writes, { create: false, replace: false })],
+  ['write claimed by a delete-only host', (d) => Object.assign(d.writes, { create: false, replace: false })],
+  ['writes that change nothing', (d) => {
+    d.capabilities = ['list', 'read'];
+    d.writes = { mimes: '*', create: false, replace: false, delete: false };
+  }],
+  ['delete claimed without writes', (d) => {
+    d.capabilities = ['list', 'read', 'delete'];
+    delete d.writes;
+  }],
+  ['mimes left out by a host that creates', (d) => delete d.writes.mimes],
+  ['samples on a delete-only host', (d) => {
+    d.capabilities = ['list', 'read', 'delete'];
+    d.writes = { create: false, replace: false, delete: true, samples: [{ mime: 'text/plain', path: '{name}.txt', body: 'a', replacement: 'b' }] };
+  }],
+  ['a sample path without {name}', (d) => (d.writes.samples = [{ mime: 'text/markdown', path: 'doc.md', body: 'a', replacement: 'b' }])],
+  ['a sample path that is absolute', (d) => (d.writes.samples = [{ mime: 'text/markdown', path: '/{name}.md', body: 'a', replacement: 'b' }])],
+  ['a read endpoint with GET', (d) => (d.auth.readEndpoints = [{ method: 'GET', origin: 'https://tickets.example.com', path: '/graphql' }])],
+  ['a read endpoint with a query', (d) => (d.auth.readEndpoints = [{ method: 'POST', origin: 'https://tickets.example.com', path: '/search?q=1' }])],
+  ['a read endpoint on a wildcard origin', (d) => (d.auth.readEndpoints = [{ method: 'POST', origin: 'https://*.files.example.com:8443', path: '/graphql' }])],
   ['an empty mimes list', (d) => (d.writes.mimes = [])],
   ['a bad MIME type', (d) => (d.writes.mimes = ['markdown'])],
   ['maxBytes zero', (d) => (d.writes.maxBytes = 0)],
@@ -163,6 +187,9 @@ const BEYOND: readonly [rule: number, Patch][] = [
   [4, (d) => (d.auth.fields[0].pattern = '(')],
   [5, (d) => (d.auth.origins = ['https://*.com'])],
   [6, (d) => (d.auth.acquire = { type: 'exchange', request: { method: 'GET', url: 'https://a b' }, extract: { sid: '$' } })],
+  [8, (d) => (d.auth.readEndpoints = [{ method: 'POST', origin: 'https://b.test', path: '/graphql' }])],
+  [9, (d) => (d.writes.samples = [{ mime: 'application/json', path: '{name}/doc.json', body: '{}', replacement: '[]' }])],
+  [9, (d) => (d.writes.samples = [{ mime: 'text/markdown', path: '{name}/{name}.md', body: 'a', replacement: 'b' }])],
 ];
 
 describe('DESCRIPTION_SCHEMA', () => {

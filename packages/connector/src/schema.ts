@@ -18,6 +18,8 @@ const TEMPLATE_TEXT = `^(?:[^{}]|\\{(?!\\{)|\\}(?!\\})|${TEMPLATE})*$`;
 const TEMPLATE_TEXT_NO_COLON = `^(?:[^{}:]|\\{(?!\\{)|\\}(?!\\})|${TEMPLATE})*$`;
 const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+';
 const ORIGIN = '^[Hh][Tt][Tt][Pp][Ss]?://(\\*\\.)?[^/?#@\\s\\\\*]+$';
+/** A read endpoint's path: absolute, percent-encoded, no query or fragment. */
+const ENDPOINT_PATH = "^/[A-Za-z0-9\\-._~!$&'()*+,;=:@%/]*$";
 const MIME = '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/(\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$';
 const CAPABILITIES = ['list', 'stat', 'read', 'watch', 'write', 'delete'];
 const TYPES = ['string', 'path', 'enum', 'bytes', 'integer', 'datetime', 'boolean'];
@@ -147,6 +149,19 @@ const auth = {
     },
     present: { type: 'array', items: present },
     origins: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: ORIGIN } },
+    readEndpoints: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['method', 'origin', 'path'],
+        properties: {
+          method: { const: 'POST' },
+          origin: { type: 'string', pattern: ORIGIN, not: { pattern: '\\*' } },
+          path: { type: 'string', pattern: ENDPOINT_PATH, not: { pattern: '(^|/)\\.\\.?(/|$)' } },
+        },
+      },
+    },
   },
   allOf: [
     when(acquireIs('none'), { type: 'object', properties: { fields: { type: 'array', maxItems: 0 }, present: { type: 'array', maxItems: 0 } } }),
@@ -179,10 +194,26 @@ const dimension = {
   ],
 };
 
+/** `writes` of a delete-only host: neither create nor replace. */
+const deleteOnly = { type: 'object', required: ['create', 'replace'], properties: { create: { const: false }, replace: { const: false } } };
+
+const writeSample = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mime', 'path', 'body', 'replacement'],
+  properties: {
+    mime: { type: 'string', pattern: '^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$' },
+    path: { type: 'string', pattern: '\\{name\\}', not: { pattern: '^/|[?#\\\\]|//|/$' } },
+    body: { type: 'string', minLength: 1 },
+    replacement: { type: 'string', minLength: 1 },
+    markers: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'string', minLength: 1 } },
+  },
+};
+
 const writes = {
   type: 'object',
   additionalProperties: false,
-  required: ['mimes', 'create', 'replace', 'delete'],
+  required: ['create', 'replace', 'delete'],
   properties: {
     mimes: { anyOf: [{ const: '*' }, { type: 'array', minItems: 1, items: { type: 'string', pattern: MIME } }] },
     create: { type: 'boolean' },
@@ -190,8 +221,11 @@ const writes = {
     delete: { type: 'boolean' },
     maxBytes: { type: 'integer', minimum: 1 },
     roundTrip: { enum: ['exact', 'normalised'] },
+    samples: { type: 'array', minItems: 1, items: writeSample },
   },
-  not: { type: 'object', required: ['create', 'replace'], properties: { create: { const: false }, replace: { const: false } } },
+  allOf: [
+    when(deleteOnly, { type: 'object', properties: { delete: { const: true } }, not: need('samples') }, need('mimes')),
+  ],
 };
 
 const claims = (capability: string): Record<string, unknown> => ({ type: 'object', required: ['capabilities'], properties: { capabilities: { type: 'array', contains: { const: capability } } } });
@@ -209,6 +243,8 @@ export const DESCRIPTION_RULES_BEYOND_SCHEMA: readonly string[] = Object.freeze(
   'an origin\'s host parses as a URL host, and a "*." wildcard covers a domain of two or more labels, never an IP address',
   'authorizationUrl, deviceUrl, tokenUrl and the exchange request url parse as absolute http(s) URLs',
   'defaultScope is a JSON object (its grammar and dimensions are check 7\'s: docs/scope.md)',
+  'each auth.readEndpoints origin is an entry of auth.origins, and each endpoint is listed once',
+  'each writes.samples entry has a type writes.mimes accepts, "{name}" exactly once and only canonical segments (no "." or "..") in its path, a replacement that differs from its body, and bodies of at most 65,536 bytes',
 ]);
 
 /** The JSON Schema (draft-07) of a describe() result. Frozen. */
@@ -242,7 +278,12 @@ export const DESCRIPTION_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze(
     writes,
   },
   allOf: [
-    when(claims('write'), need('writes'), { not: need('writes') }),
+    when(
+      claims('write'),
+      { type: 'object', required: ['writes'], properties: { writes: { not: deleteOnly } } },
+      { type: 'object', properties: { writes: deleteOnly } },
+    ),
+    when(claims('delete'), need('writes')),
     when(
       claims('delete'),
       { type: 'object', properties: { writes: { type: 'object', properties: { delete: { const: true } } } } },

@@ -117,13 +117,17 @@ export interface ChangeEvent {
 /**
  * What the host accepts on write (authoring.md#writing-create-and-replace).
  * - `mimes`: the types write() can store; the connector learns a body's type from the path's
- *   extension (the trial writes `*.txt`, `*.md`, `*.json`, `*.ics`, `*.eml`, …).
+ *   extension (the trial writes `*.txt`, `*.md`, `*.json`, `*.ics`, `*.eml`, …). A delete-only
+ *   host may leave it out; the validated copy then has `[]`.
  * - `create`, `replace`, `delete`: what the host does safely. `replace` means a write with
- *   `ifMatch` replaces only that version.
+ *   `ifMatch` replaces only that version. A host may be delete-only (a mail catcher, a queue):
+ *   `create` and `replace` false, `delete` true, and the `delete` capability without `write`.
  * - `roundTrip`: `exact` (the default) — read() gives back exactly the bytes written;
  *   `normalised` — the host parses what it stores and serialises it its own way (a JSON store
  *   that orders keys, a calendar that refolds lines), so the trial compares the content, not the
  *   bytes (authoring.md#writing-normalising-hosts).
+ * - `samples`: the objects the trial must write for a type, for a host whose writable objects
+ *   have a fixed shape (authoring.md#writing-media-types-and-samples).
  */
 export interface Writes {
   readonly mimes: readonly string[] | '*';
@@ -132,6 +136,22 @@ export interface Writes {
   readonly delete: boolean;
   readonly maxBytes?: number;
   readonly roundTrip?: 'exact' | 'normalised';
+  readonly samples?: readonly WriteSampleDeclaration[];
+}
+
+/**
+ * An object the trial's check 10 writes for `mime`, in place of its own sample of that type.
+ * `path` is where it goes below the scratch prefix, with `{name}` standing once for the trial's
+ * unique name (`{name}/doc.json`, `{name}.vcf`); `body` and `replacement` are two different valid
+ * objects as UTF-8 text (at most 65,536 bytes each); `markers` are a phrase of each that a
+ * `roundTrip: "normalised"` host keeps.
+ */
+export interface WriteSampleDeclaration {
+  readonly mime: string;
+  readonly path: string;
+  readonly body: string;
+  readonly replacement: string;
+  readonly markers?: readonly [body: string, replacement: string];
 }
 
 export const WRITE_ROUND_TRIPS = ['exact', 'normalised'] as const satisfies readonly NonNullable<Writes['roundTrip']>[];
@@ -215,6 +235,20 @@ export interface AuthSpec {
   readonly acquire: AuthAcquire;
   readonly present: readonly AuthPresent[];
   readonly origins: readonly string[];
+  readonly readEndpoints?: readonly ReadEndpoint[];
+}
+
+/**
+ * A POST that only reads (a GraphQL endpoint, a search API), declared so the gate lets it through
+ * where only reads may pass: the submit-phase trial and a read-only host at run time. It matches
+ * exactly this method, this origin (an exact, non-wildcard entry of `origins`) and this path (the
+ * URL's path as sent, percent-encoded, no query); the query is free. The person approving the
+ * connector sees each one (authoring.md#origins-post-reads).
+ */
+export interface ReadEndpoint {
+  readonly method: 'POST';
+  readonly origin: string;
+  readonly path: string;
 }
 
 /** A scope: a window along the ordering dimension, ordered rules, limits (see docs/scope.md). */

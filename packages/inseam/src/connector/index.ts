@@ -25,8 +25,10 @@ export type {
   HostListPage,
   HostReadOptions,
   OAuth2Acquire,
+  ReadEndpoint,
   Scope,
   ScopePredicate,
   ScopeRule,
+  WriteSampleDeclaration,
   Writes,
 } from '@inseam/connector';

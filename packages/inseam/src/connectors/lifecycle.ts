@@ -63,6 +63,8 @@ export interface TrialSummary {
   readonly passed: boolean;
   readonly phase: TrialPhase;
   readonly origins: readonly string[];
+  /** The POSTs the module declares as reads (`POST <origin><path>`), for the person approving. */
+  readonly readEndpoints: readonly string[];
   readonly createdAt: number;
   readonly approvedBy: string | null;
   readonly approvedAt: number | null;
@@ -109,7 +111,7 @@ export interface TrialInput {
 
 export interface TrialOutcome {
   readonly trial: TrialSummary;
-  readonly report: TrialReportJson & { readonly refusals: readonly unknown[]; readonly leftOnHost: readonly string[] };
+  readonly report: TrialReportJson & { readonly refusals: readonly unknown[] };
 }
 
 export interface InstallInput {
@@ -232,7 +234,7 @@ export class ConnectorLifecycle {
       ...(input.samples === undefined ? {} : { samples: input.samples }),
       ...(this.#options.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: this.#options.checkTimeoutMs }),
     });
-    const json = { ...trialReportJson(report), refusals: [...report.refusals], leftOnHost: [...report.leftOnHost], honoursOrder: report.honoursOrder };
+    const json = { ...trialReportJson(report), refusals: [...report.refusals], honoursOrder: report.honoursOrder };
     const record = await this.#platform.store.trials.record({
       id: `trial-${globalThis.crypto.randomUUID()}`,
       network,
@@ -510,10 +512,16 @@ function summary(record: TrialRecord): TrialSummary {
     passed: record.passed,
     phase: phase === 'install' ? 'install' : 'submit',
     origins: record.origins,
+    readEndpoints: stringsOf(record.report['readEndpoints']),
     createdAt: record.createdAt,
     approvedBy: record.approvedBy,
     approvedAt: record.approvedAt,
   };
+}
+
+/** A report's list of strings; [] for a trial recorded before the report had it. */
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
 function requirePerson(actor: Actor): void {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { echoHandler, readText, startServer } from './__fixtures__/servers.js';
 import type { TestServer } from './__fixtures__/servers.js';
 import { gateUnderTest, rejection } from './__fixtures__/gate-helpers.js';
+import type { ReadEndpoint } from '@inseam/connector';
 
 const KEY = 'Key-9f8e7d6c5b4a';
 let a: TestServer;
@@ -51,10 +52,14 @@ afterAll(async () => {
   await Promise.all([a.close(), b.close(), undeclared.close()]);
 });
 
-function setup(options: { redirects?: 'follow' | 'return'; mode?: 'enforce' | 'audit'; maxRedirects?: number } = {}) {
+function setup(options: { redirects?: 'follow' | 'return'; mode?: 'enforce' | 'audit'; maxRedirects?: number; readEndpoints?: readonly ReadEndpoint[] } = {}) {
   const under = gateUnderTest(options.maxRedirects === undefined ? {} : { maxRedirects: options.maxRedirects });
   const port = under.host({
-    auth: { origins: [a.origin, b.origin], present: [{ in: 'query', name: 'api_key', value: '{{key}}' }, { in: 'header', name: 'X-Api-Key', value: '{{key}}' }] },
+    auth: {
+      origins: [a.origin, b.origin],
+      present: [{ in: 'query', name: 'api_key', value: '{{key}}' }, { in: 'header', name: 'X-Api-Key', value: '{{key}}' }],
+      ...(options.readEndpoints === undefined ? {} : { readEndpoints: options.readEndpoints }),
+    },
     allowPrivateOrigins: [a.origin, b.origin],
     credentials: { fields: async () => ({ key: KEY }) },
     ...(options.redirects === undefined ? {} : { redirects: options.redirects }),
@@ -212,5 +217,48 @@ describe('gate: audit mode', () => {
     expect(error.message).not.toContain(KEY);
     expect(a.requests.length).toBe(before);
     expect(recorder.refusals()).toMatchObject([{ origin: a.origin, method, reason: 'write_in_audit_mode' }]);
+  });
+
+  describe('a POST declared in auth.readEndpoints', () => {
+    const graphql = (): ReadEndpoint[] => [{ method: 'POST', origin: a.origin, path: '/echo' }];
+
+    it('passes to exactly that origin and path, with any query, credential attached', async () => {
+      const { port } = setup({ mode: 'audit', readEndpoints: graphql() });
+      const response = await port.fetch({ method: 'POST', url: `${a.origin}/echo?op=search`, body: new TextEncoder().encode('{"query":"{ items }"}') });
+      expect(response.status).toBe(200);
+      expect(JSON.parse(await readText(response))).toMatchObject({ method: 'POST', body: '{"query":"{ items }"}' });
+      expect(lastOf(a).headers['x-api-key']).toBe(KEY);
+    });
+
+    it.each([
+      ['another path on the origin', () => `${a.origin}/echo/more`],
+      ['the same path with a trailing slash', () => `${a.origin}/echo/`],
+      ['the same path on another declared origin', () => `${b.origin}/echo`],
+    ])('is still refused to %s', async (_name, url) => {
+      const { port, recorder } = setup({ mode: 'audit', readEndpoints: graphql() });
+      const error = await rejection(port.fetch({ method: 'POST', url: url(), body: new TextEncoder().encode('{}') }));
+      expect(error.reason).toBe('write_in_audit_mode');
+      expect(error.message).toContain('auth.readEndpoints');
+      expect(recorder.refusals()).toHaveLength(1);
+    });
+
+    it('is refused for another method to the same path, and for a redirect hop to an undeclared path', async () => {
+      const { port } = setup({ mode: 'audit', readEndpoints: [{ method: 'POST', origin: a.origin, path: '/status/307' }] });
+      expect((await rejection(port.fetch({ method: 'PUT', url: `${a.origin}/status/307`, body: new TextEncoder().encode('{}') }))).reason).toBe('write_in_audit_mode');
+      const before = a.requests.length;
+      const error = await rejection(port.fetch({ method: 'POST', url: `${a.origin}/status/307`, body: new TextEncoder().encode('{}') }));
+      expect(error.reason).toBe('write_in_audit_mode');
+      expect(a.requests.length).toBe(before + 1);
+    });
+
+    it('still may not carry a method override', async () => {
+      const { port } = setup({ mode: 'audit', readEndpoints: graphql() });
+      const error = await rejection(port.fetch({ method: 'POST', url: `${a.origin}/echo`, headers: { 'X-HTTP-Method-Override': 'DELETE' } }));
+      expect(error.reason).toBe('method_override_in_audit_mode');
+    });
+
+    it('must name an exact declared origin', () => {
+      expect(() => setup({ mode: 'audit', readEndpoints: [{ method: 'POST', origin: undeclared.origin, path: '/echo' }] })).toThrow(/readEndpoints/);
+    });
   });
 });

@@ -6,7 +6,8 @@
  *
  * For each connector request, and again for every redirect hop and every retry, the gate:
  * 1. refuses TRACE, TRACK and CONNECT, then any origin not in `auth.origins`, then (audit mode)
- *    any method that is not a read and any read carrying a method override (methods.ts); on the
+ *    any method that is not a read — except a POST to exactly a declared `auth.readEndpoints`
+ *    origin and path — and any read carrying a method override (methods.ts); on the
  *    connector's own request, one whose URL, headers or buffered body carry a spelling of a
  *    secret (redact.ts) — a streamed body is scanned as it is sent, and stopped before a
  *    secret's bytes leave;
@@ -56,8 +57,11 @@ import type { RetryPolicy } from './retry.js';
 export interface HostEgressPolicy {
   /** Names the host in records. */
   readonly hostId: string;
-  /** `origins` is the allowlist, `present` how the credential is attached, `fields` which values are secret. */
-  readonly auth: Pick<AuthSpec, 'origins' | 'present' | 'fields'>;
+  /**
+   * `origins` is the allowlist, `present` how the credential is attached, `fields` which values
+   * are secret, `readEndpoints` the POSTs audit mode lets through as reads.
+   */
+  readonly auth: Pick<AuthSpec, 'origins' | 'present' | 'fields' | 'readEndpoints'>;
   readonly credentials: HostCredentialSource;
   /**
    * Declared origins a person approved as private (a NAS, a service on loopback). Each must be an
@@ -65,7 +69,10 @@ export interface HostEgressPolicy {
    * link-local, CGNAT, unique-local or reserved addresses — never metadata, unspecified or multicast.
    */
   readonly allowPrivateOrigins?: readonly string[];
-  /** `audit`: read methods pass, writes are refused (the conformance trial). Default `enforce`. */
+  /**
+   * `audit`: read methods, and POSTs to the declared `readEndpoints`, pass; every other write is
+   * refused (the submit-phase trial, a read-only sandboxed host). Default `enforce`.
+   */
   readonly mode?: 'enforce' | 'audit';
   /** `follow` (default): the gate follows redirects hop by hop. `return`: 3xx answers go back as they are. */
   readonly redirects?: 'follow' | 'return';
@@ -185,6 +192,8 @@ interface HostRules {
   readonly privateOrigins: ReadonlySet<string>;
   readonly reservedHeaders: ReadonlySet<string>;
   readonly credentialQueryNames: ReadonlySet<string>;
+  /** `<canonical origin><path>` of each declared read endpoint (all POST). */
+  readonly readPosts: ReadonlySet<string>;
 }
 
 function compileHost(policy: HostEgressPolicy): HostRules {
@@ -199,12 +208,21 @@ function compileHost(policy: HostEgressPolicy): HostRules {
     }
     privateOrigins.add(rule.text);
   }
+  const readPosts = new Set<string>();
+  for (const endpoint of policy.auth.readEndpoints ?? []) {
+    const rule = parseOriginRule(endpoint.origin);
+    if (endpoint.method !== 'POST' || rule.wildcard || !exact.has(rule.text) || !endpoint.path.startsWith('/')) {
+      throw new InvalidConfigError(`readEndpoints entry ${endpoint.method} ${endpoint.origin}${endpoint.path} must be a POST to a path on an exact origin that is also in auth.origins.`, { details: { origin: endpoint.origin } });
+    }
+    readPosts.add(`${rule.text}${endpoint.path}`);
+  }
   return {
     policy,
     allowlist,
     privateOrigins,
     reservedHeaders: presentHeaderNames(policy.auth.present),
     credentialQueryNames: presentQueryNames(policy.auth.present),
+    readPosts,
   };
 }
 
@@ -319,14 +337,15 @@ class GateRun {
       if (!this.host.allowlist.allows(hop.url)) {
         throw this.refuse(hop, position, started, 'origin_not_declared', 'origin_refused', `The egress gate refused a request to ${origin}: it is not one of the host's declared origins.`);
       }
-      if (policy.mode === 'audit' && !READ_METHODS.has(hop.method)) {
+      // Checked on every hop: a redirect from a read endpoint elsewhere is a write again.
+      if (policy.mode === 'audit' && !READ_METHODS.has(hop.method) && !(hop.method === 'POST' && this.host.readPosts.has(`${origin}${hop.url.pathname}`))) {
         throw this.refuse(
           hop,
           position,
           started,
           'write_in_audit_mode',
           'origin_refused',
-          `The egress gate refused ${hop.method} to ${origin}: in audit mode only ${[...READ_METHODS].join(', ')} pass.`,
+          `The egress gate refused ${hop.method} to ${origin}: in audit mode only ${[...READ_METHODS].join(', ')} pass, and POST only to a path declared in auth.readEndpoints.`,
         );
       }
       const override = policy.mode === 'audit' ? methodOverrideIn(hop.url, hop.headers) : undefined;

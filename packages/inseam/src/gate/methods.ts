@@ -4,8 +4,9 @@
  * Read methods — the only ones audit mode lets through: GET, HEAD, OPTIONS, and the WebDAV
  * reads PROPFIND, REPORT and SEARCH. Everything else (POST, PUT, PATCH, DELETE, and WebDAV
  * writes such as MKCOL, COPY, MOVE, LOCK, PROPPATCH) is a write. A read API that uses POST (a
- * search endpoint, GraphQL) is a write to the gate: audit mode cannot tell it from one that
- * changes data.
+ * search endpoint, GraphQL) is a write to the gate — audit mode cannot tell it from one that
+ * changes data — unless the connector declares that exact origin and path in
+ * `auth.readEndpoints` (gate.ts checks those).
  *
  * Never sent, in any mode: TRACE and TRACK (they reflect request headers, credential included)
  * and CONNECT (a tunnel would escape every check).

@@ -346,7 +346,7 @@ export const crawlStatus: JsonSchema = object(
 );
 
 const trialSummary: JsonSchema = object(
-  { id: str, kind: str, passed: bool, phase: str, origins: array(str), createdAt: int, approvedBy: nullable(str), approvedAt: nullable(int) },
+  { id: str, kind: str, passed: bool, phase: str, origins: array(str), readEndpoints: array(str), createdAt: int, approvedBy: nullable(str), approvedAt: nullable(int) },
   ['id', 'kind', 'passed'],
 );
 export const connectorView: JsonSchema = object(
@@ -376,7 +376,8 @@ export const trialOutcome: JsonSchema = object(
       phase: str,
       durationMs: int,
       refusals: array(anyObject),
-      leftOnHost: array(str),
+      readEndpoints: array(str),
+      leftovers: array(str),
     }),
   },
   ['trial', 'report'],

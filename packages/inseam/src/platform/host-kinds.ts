@@ -140,6 +140,15 @@ export function hostCredentialRef(host: Pick<HostRecord, 'network' | 'slug' | 'o
   return { scope, host: host.slug };
 }
 
+/**
+ * A sandboxed host that declares no writes reaches its origins as the submit-phase trial let it:
+ * reads only (and the POSTs it declares in auth.readEndpoints), so a module that passed the trial
+ * cannot start writing once installed.
+ */
+function sandboxedMode(description: Description): 'enforce' | 'audit' {
+  return description.writes === undefined ? 'audit' : 'enforce';
+}
+
 function key(ref: { readonly network: string; readonly slug: string }): string {
   return `${ref.network}/${ref.slug}`;
 }
@@ -426,13 +435,14 @@ export class HostKinds {
     return host;
   }
 
-  #egress(host: HostDraft, auth: AuthSpec, redirects: 'follow' | 'return'): EgressPort {
+  #egress(host: HostDraft, auth: AuthSpec, redirects: 'follow' | 'return', mode: 'enforce' | 'audit' = 'enforce'): EgressPort {
     return this.#o.gate.forHost({
       hostId: key(host),
       auth,
       credentials: this.#o.credentials.source(hostCredentialRef(host), auth),
       allowPrivateOrigins: host.privateOrigins,
       redirects,
+      mode,
     });
   }
 
@@ -647,7 +657,8 @@ export class HostKinds {
       openHost: async (host) => {
         const egress = lazyEgress();
         const connector = await load(host, egress.port);
-        egress.bind(this.#egress(host, connector.describe().auth, 'follow'));
+        const description = connector.describe();
+        egress.bind(this.#egress(host, description.auth, 'follow', sandboxedMode(description)));
         return connector;
       },
       portRuntime: (network) => {
@@ -665,7 +676,7 @@ export class HostKinds {
           ...runtime,
           instantiate: async (request) => {
             const port = (await runtime.instantiate(request)) as SandboxedSourcePort;
-            pending.get(request.source)?.bind(this.#egress(this.#bindableHost(network, request.source), port.description.auth, 'follow'));
+            pending.get(request.source)?.bind(this.#egress(this.#bindableHost(network, request.source), port.description.auth, 'follow', sandboxedMode(port.description)));
             pending.delete(request.source);
             const id = `${network}/${request.source}`;
             this.#sandboxedPorts.get(id)?.dispose();

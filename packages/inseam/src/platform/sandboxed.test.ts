@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Description } from '@inseam/connector';
+import { brokenModule } from '../trial/__fixtures__/broken/broken-connectors.js';
 import { NOTES_SEED, exampleSource } from '../trial/__fixtures__/examples.js';
 import { startNotesApi, type NotesApi } from '../trial/__fixtures__/servers/notes-api.js';
 import { openTestPlatform, removeDir, storeSnapshot, tempDir } from './__fixtures__/platforms.js';
@@ -86,5 +87,50 @@ describe('a sandboxed kind', () => {
     const run = await (await platform.sync({ network: 'home', host: 'unapproved' })).result;
     expect(run).toMatchObject({ state: 'failed', error: { code: 'egress_refused' } });
     expect(platform.egressLog.recent('home/unapproved')).toEqual([expect.objectContaining({ decision: 'refuse', reason: 'address_forbidden', origin: api.origin })]);
+  });
+});
+
+/**
+ * The notes-api example made read-only: stat asks the API's search endpoint, a read over POST it
+ * declares in auth.readEndpoints; read first tries a PUT (a "read marker"), ignoring the failure.
+ */
+const READ_ONLY_PATCH = `const described = base.describe();
+  const search = new URL('/api/v1/search', config.baseUrl);
+  connector.describe = () => {
+    const { writes, ...rest } = described;
+    return { ...rest, kind: 'notes-search', capabilities: ['list', 'stat', 'read'], auth: { ...described.auth, readEndpoints: [{ method: 'POST', origin: search.origin, path: search.pathname }] } };
+  };
+  delete connector.write;
+  delete connector.delete;
+  delete connector.watch;
+  connector.stat = async (path) => {
+    const response = await fetch(search.href, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: toApiPath(path) }) });
+    if (!response.ok) throw hostError('unavailable', 'search answered ' + response.status);
+    const { files } = await response.json();
+    return files.length === 0 ? null : base.stat(path);
+  };
+  connector.read = async (path, options) => {
+    try { await fetch(new URL('/api/v1/files/content?path=read-marker', config.baseUrl).href, { method: 'PUT', body: 'read' }); } catch { /* refused by the gate */ }
+    return base.read(path, options);
+  };`;
+
+describe('a sandboxed kind that declares no writes', () => {
+  it('reaches its host at run time as the submit-phase trial let it: reads and exactly its declared POST reads pass, other writes are refused', async () => {
+    const module = brokenModule(source, READ_ONLY_PATCH);
+    const probe = await platform.sandbox.load({ source: module, label: 'probe-search', config: { baseUrl: api.origin }, egress: { fetch: () => Promise.reject(new Error('unused')) } });
+    const description: Description = probe.describe();
+    probe.dispose();
+    platform.kinds.registerSandboxed({ source: module, description, configSchema: CONFIG_SCHEMA, name: 'Notes search' });
+    await platform.networks.addHost({ network: 'home', slug: 'searching', kind: 'notes-search', config: { baseUrl: api.origin }, credentials: { token: api.token }, privateOrigins: [api.origin] });
+    const port = await platform.kinds.openPort(await platform.networks.hostRecord({ network: 'home', host: 'searching' }));
+    const searches = api.requests.filter((request) => request === 'POST /api/v1/search').length;
+    const puts = api.requests.filter((request) => request.startsWith('PUT ')).length;
+    expect((await port.stat!('searching://journal/2024-05-02.md')).name).toBe('2024-05-02.md');
+    expect((await port.read('searching://journal/2024-05-02.md')).text).toBe('# May the second\n');
+    expect(api.requests.filter((request) => request === 'POST /api/v1/search').length).toBeGreaterThan(searches);
+    expect(api.requests.filter((request) => request.startsWith('PUT ')).length).toBe(puts);
+    const log = platform.egressLog.recent('home/searching');
+    expect(log).toContainEqual(expect.objectContaining({ decision: 'allow', method: 'POST', origin: api.origin }));
+    expect(log).toContainEqual(expect.objectContaining({ decision: 'refuse', method: 'PUT', reason: 'write_in_audit_mode' }));
   });
 });

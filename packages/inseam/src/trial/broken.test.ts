@@ -3,8 +3,8 @@
  * detail that says what was expected, what came back and how to fix it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatTrialReport, runTrial, TrialSandbox } from './index.js';
-import { BROKEN_CONNECTORS, UPDATE_SEQUENCE, brokenModule } from './__fixtures__/broken/broken-connectors.js';
+import { formatTrialReport, runTrial, TrialSandbox, trialReportJson } from './index.js';
+import { BROKEN_CONNECTORS, FIXED_SHAPE_PATCH, UPDATE_SEQUENCE, brokenModule } from './__fixtures__/broken/broken-connectors.js';
 import { NOTES_SEED, exampleSource } from './__fixtures__/examples.js';
 import { startNotesApi, type NotesApi } from './__fixtures__/servers/notes-api.js';
 
@@ -28,7 +28,7 @@ describe('broken connectors', () => {
     expect(new Set(BROKEN_CONNECTORS.map((broken) => broken.breaks))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
   });
 
-  it.each(cases)('$name ($fault) fails check $breaks alone in the $phase phase, linking #$section', async ({ name, breaks, patch, phase, section }) => {
+  it.each(cases)('$name ($fault) fails check $breaks alone in the $phase phase, linking #$section', async ({ name, breaks, patch, phase, section, leaves }) => {
     const report = await runTrial({
       subject: { module: brokenModule(example, patch), label: name },
       config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
@@ -44,7 +44,118 @@ describe('broken connectors', () => {
     expect(report.passed).toBe(false);
     expect(failed[0]?.detail).toMatch(/^expected: .+\nactual: .+\nfix: .+\nsee: docs\/connectors\/authoring\.md#[a-z-]+$/);
     expect(failed[0]?.detail.endsWith(`see: docs/connectors/authoring.md#${section}`), failed[0]?.detail).toBe(true);
+    const onHost = [...api.files.values()].filter((file) => file.path.startsWith('scratch/'));
+    // What the trial could not remove is listed in the report, for a person to remove by hand.
+    expect(report.leftovers).toEqual(onHost.map((file) => file.path).sort());
+    expect(trialReportJson(report).leftovers).toEqual(report.leftovers);
+    expect(onHost.length > 0).toBe(leaves === true);
+    for (const file of onHost) api.files.delete(file.id);
+  });
+});
+
+const install = {
+  config: () => ({ baseUrl: api.origin, pageSize: 2, pollMs: 25 }),
+  rename: async (from: string, to: string) => api.rename(decodeURIComponent(from), decodeURIComponent(to)),
+};
+
+async function trial(patch: string, label: string, phase: 'submit' | 'install', extra: Partial<Parameters<typeof runTrial>[0]> = {}) {
+  return runTrial({
+    subject: { module: brokenModule(example, patch), label },
+    config: install.config(),
+    credentials: { token: api.token },
+    allowPrivateOrigins: [api.origin],
+    sandbox,
+    phase,
+    eventWaitMs: 800,
+    ...(phase === 'install' ? { scratchPrefix: 'scratch', rename: install.rename } : {}),
+    ...extra,
+  });
+}
+
+describe('a host whose writable objects have a fixed shape (<id>/doc.json)', () => {
+  it('passes with the samples it declares, written where it says', async () => {
+    const report = await trial(FIXED_SHAPE_PATCH, 'fixed-shape', 'install');
+    expect(report.passed, formatTrialReport(report)).toBe(true);
+    expect(report.checks[9]?.detail).toMatch(/^application\/json at \{name\}\/doc\.json: created, .*replaced with ifMatch, stale ifMatch refused, .*deleted \(stat and list agree\), a second delete is not_found, a stale ifMatch is precondition_failed and creates nothing$/);
+    expect(report.leftovers).toEqual([]);
+  });
+
+  it('fails check 10 when it does not declare them: the trial\'s own names are refused', async () => {
+    const undeclared = `${FIXED_SHAPE_PATCH}
+    connector.describe = () => ({ ...described, writes: { mimes: ['application/json'], create: true, replace: true, delete: true } });`;
+    const report = await trial(undeclared, 'fixed-shape-undeclared', 'install');
+    // Nothing could be written, so no event came for check 8 either.
+    expect(report.checks.filter((check) => check.status === 'fail').map((check) => check.id), formatTrialReport(report)).toEqual([8, 9, 10]);
+    expect(report.checks[9]?.detail).toContain('only <id>/doc.json objects can be written');
+  });
+});
+
+describe('a delete-only host (a mail catcher, a queue)', () => {
+  const deleteOnly = `connector.describe = () => {
+      const description = base.describe();
+      return { ...description, capabilities: description.capabilities.filter((capability) => capability !== 'write'), writes: { create: false, replace: false, delete: true } };
+    };
+    delete connector.write;`;
+
+  it('passes check 10 by deleting an object planted by the host\'s own means, and seeing it gone', async () => {
+    const report = await trial(deleteOnly, 'delete-only', 'install', { plant: async () => api.add('scratch/planted message.txt', 'delivered to the catcher\n') });
+    expect(report.passed, formatTrialReport(report)).toBe(true);
+    expect(report.checks[9]?.detail).toBe('delete-only: the planted scratch/planted%20message.txt deleted (stat and list agree), a second delete is not_found');
     expect([...api.files.values()].filter((file) => file.path.startsWith('scratch/'))).toEqual([]);
+  });
+
+  it('skips check 10 without a way to plant one, saying what it needs', async () => {
+    const report = await trial(deleteOnly, 'delete-only-unplanted', 'install');
+    expect(report.passed, formatTrialReport(report)).toBe(true);
+    expect(report.checks[9]).toMatchObject({ status: 'skip', detail: expect.stringContaining('the plant option') });
+  });
+
+  it('fails check 10 when its delete does nothing', async () => {
+    const report = await trial(`${deleteOnly}
+    connector.delete = async () => undefined;`, 'delete-only-noop', 'install', { plant: async () => api.add('scratch/kept.txt', 'never deleted\n') });
+    expect(report.checks.filter((check) => check.status === 'fail').map((check) => check.id), formatTrialReport(report)).toEqual([10]);
+    expect(report.checks[9]?.detail).toContain('see: docs/connectors/authoring.md#writing-delete');
+    expect(report.leftovers).toEqual(['scratch/kept.txt']);
+    for (const file of [...api.files.values()].filter((item) => item.path.startsWith('scratch/'))) api.files.delete(file.id);
+  });
+});
+
+describe('a read-only connector that reads over POST (a search API)', () => {
+  // stat asks the host's search endpoint, which answers reads over POST.
+  const searching = (declared: boolean) => `const described = base.describe();
+    const search = new URL('/api/v1/search', config.baseUrl);
+    connector.describe = () => {
+      const { writes, ...rest } = described;
+      return {
+        ...rest,
+        capabilities: described.capabilities.filter((capability) => capability !== 'write' && capability !== 'delete'),
+        auth: { ...described.auth${declared ? ", readEndpoints: [{ method: 'POST', origin: search.origin, path: search.pathname }]" : ''} },
+      };
+    };
+    delete connector.write;
+    delete connector.delete;
+    connector.stat = async (path) => {
+      const response = await fetch(search.href, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: toApiPath(path) }) });
+      if (!response.ok) throw hostError('unavailable', 'search answered ' + response.status);
+      const { files } = await response.json();
+      return files.length === 0 ? null : base.stat(path);
+    };`;
+
+  it('passes the submit phase when it declares the endpoint, and the report names it for the person approving', async () => {
+    const before = api.requests.filter((request) => request === 'POST /api/v1/search').length;
+    const report = await trial(searching(true), 'post-reads', 'submit');
+    expect(report.passed, formatTrialReport(report)).toBe(true);
+    expect(api.requests.filter((request) => request === 'POST /api/v1/search').length).toBeGreaterThan(before);
+    expect(report.readEndpoints).toEqual([`POST ${api.origin}/api/v1/search`]);
+    expect(trialReportJson(report).readEndpoints).toEqual(report.readEndpoints);
+    expect(formatTrialReport(report)).toContain(`POST as reads (declared): POST ${api.origin}/api/v1/search`);
+  });
+
+  it('fails check 11 when it does not, naming auth.readEndpoints as the fix', async () => {
+    const report = await trial(searching(false), 'post-reads-undeclared', 'submit');
+    expect(report.passed).toBe(false);
+    expect(report.checks[10]).toMatchObject({ status: 'fail', detail: expect.stringContaining('auth.readEndpoints') });
+    expect(report.readEndpoints).toEqual([]);
   });
 });
 

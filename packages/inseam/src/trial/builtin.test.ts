@@ -70,8 +70,8 @@ describe('the fs host', () => {
     const report = await runTrial({ subject: { connector: host }, phase: 'install', scratchPrefix: 'scratch' });
     expect(report.passed, explain(report)).toBe(true);
     expect(statuses(report)).toMatchObject({ 8: 'pass', 9: 'skip', 10: 'pass' });
-    expect(report.checks[9]?.detail).toMatch(/text\/plain: created, read back, write\(\) matches stat\(\), replaced with ifMatch, stale ifMatch refused, replaced without ifMatch, deleted, a second delete is not_found; application\/octet-stream: /);
-    expect(report.leftOnHost).toEqual([]);
+    expect(report.checks[9]?.detail).toMatch(/text\/plain: created, read back, write\(\) matches stat\(\), replaced with ifMatch, stale ifMatch refused, replaced without ifMatch, deleted \(stat and list agree\), a second delete is not_found, a stale ifMatch is precondition_failed and creates nothing; application\/octet-stream: /);
+    expect(report.leftovers).toEqual([]);
     const { readdir } = await import('node:fs/promises');
     expect(await readdir(join(root, 'scratch'))).toEqual(['keep.txt']);
   });

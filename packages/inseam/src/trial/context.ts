@@ -156,12 +156,6 @@ export function bodyStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
-/** `<scratchPrefix>/inseam-trial-<token>-<name>`; the name is plain ASCII, so already canonical. */
-export function scratchPath(context: TrialContext, name: string): string {
-  if (context.scratchPrefix === undefined) skip(AFTER_INSTALL);
-  return `${context.scratchPrefix}/${TRIAL_MARKER}-${context.token}-${name}`;
-}
-
 /**
  * Runs one of the trial's own writes: the gate lets writes through only inside it. Only a write
  * that succeeded changed the host, so only it makes check 8 wait for an event.

@@ -16,6 +16,7 @@ export const DOC_SECTIONS = Object.freeze({
   describe: 'describe',
   configuration: 'configuration',
   origins: 'origins',
+  postReads: 'origins-post-reads',
   authFields: 'auth-fields',
   authAcquire: 'auth-acquire',
   authPresent: 'auth-present-templates',
@@ -38,6 +39,8 @@ export const DOC_SECTIONS = Object.freeze({
   readingRanges: 'reading-ranges',
   writingCreateReplace: 'writing-create-and-replace',
   writingDelete: 'writing-delete',
+  writingDeleteOnly: 'writing-delete-only-hosts',
+  writingLeftovers: 'writing-leftovers',
   writingResult: 'writing-result',
   writingEtags: 'writing-etags',
   writingSamples: 'writing-media-types-and-samples',
@@ -125,11 +128,12 @@ export function sectionOfIssue(issue: Pick<ManifestIssue, 'path'>): DocSection {
   if (starts('auth.acquire')) return DOC_SECTIONS.authAcquire;
   if (starts('auth.instructions')) return DOC_SECTIONS.authInstructions;
   if (starts('auth.origins')) return DOC_SECTIONS.origins;
+  if (starts('auth.readEndpoints')) return DOC_SECTIONS.postReads;
   if (path === 'dimensions' || /^dimensions.*\.ordering$/.test(path)) return DOC_SECTIONS.dimensionOrdering;
   if (starts('dimensions')) return path.endsWith('.from') ? DOC_SECTIONS.dimensionFrom : DOC_SECTIONS.dimensionValues;
   if (starts('defaultScope')) return DOC_SECTIONS.defaultScope;
   if (path === 'writes.roundTrip') return DOC_SECTIONS.writingNormalising;
-  if (path === 'writes.mimes') return DOC_SECTIONS.writingSamples;
+  if (path === 'writes.mimes' || starts('writes.samples')) return DOC_SECTIONS.writingSamples;
   if (starts('writes')) return DOC_SECTIONS.writingCreateReplace;
   return DOC_SECTIONS.describe;
 }

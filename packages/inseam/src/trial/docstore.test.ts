@@ -49,7 +49,7 @@ describe('the docstore example', () => {
     const report = await runTrial({ ...hostOptions(), phase: 'install', scratchPrefix: 'scratch' });
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(report.checks[9]?.detail).toBe(
-      'application/json: created, read back as normalised content, write() matches stat(), replaced with ifMatch, stale ifMatch refused, replaced without ifMatch, deleted, a second delete is not_found',
+      'application/json: created, read back as normalised content, write() matches stat(), replaced with ifMatch, stale ifMatch refused, replaced without ifMatch, deleted (stat and list agree), a second delete is not_found, a stale ifMatch is precondition_failed and creates nothing',
     );
     expect([...store.docs.keys()].filter((id) => id.startsWith('scratch/'))).toEqual([]);
   });

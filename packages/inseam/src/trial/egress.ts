@@ -3,7 +3,8 @@
  * been validated, with every attempt recorded.
  *
  * Submit phase: one port in audit mode — reads (GET, HEAD, OPTIONS, PROPFIND, REPORT, SEARCH)
- * pass, every write is refused before it is sent.
+ * and POSTs to the declared `auth.readEndpoints` pass, every other write is refused before it is
+ * sent.
  * Install phase: writes are confined to the trial's own writes. Requests go through the audit
  * port, except while a trial write, replace or delete is running (`duringWrites`): only then do
  * they go through an enforce-mode port. The trial issues those calls only for paths under the
@@ -29,7 +30,7 @@ function originOf(url: string): string {
 }
 
 export interface TrialEgressBinding {
-  readonly auth: Pick<AuthSpec, 'origins' | 'present' | 'fields'>;
+  readonly auth: Pick<AuthSpec, 'origins' | 'present' | 'fields' | 'readEndpoints'>;
   readonly credentials: Readonly<Record<string, string>>;
   readonly allowPrivateOrigins: readonly string[];
   readonly phase: TrialPhase;

@@ -55,7 +55,7 @@ describe('the notes-api example', () => {
     });
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(statuses(report)).toMatchObject({ 8: 'pass', 9: 'pass', 10: 'pass', 11: 'pass' });
-    expect(report.checks[9]?.detail).toMatch(/^text\/plain: created, read back, write\(\) matches stat\(\), replaced with ifMatch, stale ifMatch refused, replaced without ifMatch, deleted, a second delete is not_found; text\/markdown: .*; application\/json: .*; image\/png: created/);
+    expect(report.checks[9]?.detail).toMatch(/^text\/plain: created, read back, write\(\) matches stat\(\), replaced with ifMatch, stale ifMatch refused, replaced without ifMatch, deleted \(stat and list agree\), a second delete is not_found, a stale ifMatch is precondition_failed and creates nothing; text\/markdown: .*; application\/json: .*; image\/png: created/);
     expect([...api.files.values()].filter((file) => file.path.startsWith('scratch/'))).toEqual([]);
   });
 

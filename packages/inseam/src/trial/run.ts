@@ -9,8 +9,9 @@
  * Checks run one after another (the watch subscription opens after check 1 and stays open until
  * check 8), in the order 1–7, 10, 9, 8, 11, so the writes of 10 and the rename of 9 produce the
  * events 8 checks; the report lists them 1–11. Objects the trial created are deleted before
- * check 11 runs. A failed check's detail ends with `see: docs/connectors/authoring.md#<section>`,
- * the section of the author's reference that explains the rule it broke.
+ * check 11 runs; whatever is still on the host then (`leftovers`) fails check 10. A failed
+ * check's detail ends with `see: docs/connectors/authoring.md#<section>`, the section of the
+ * author's reference that explains the rule it broke.
  */
 import { InvalidArgumentError, InvalidUriError } from '@neuralis/package-system/contracts';
 import { runCheck, type CheckBody } from '@neuralis/package-system/testing';
@@ -21,7 +22,7 @@ import { checkCanonical, checkDimensions, checkList, checkStat } from './checks/
 import { checkNativeId } from './checks/native-id.js';
 import { checkOrigins } from './checks/origins.js';
 import { checkRead } from './checks/read.js';
-import { cleanUpScratch, checkWrites } from './checks/writes.js';
+import { cleanUpScratch, checkWrites, findLeftovers, leftoversFailure } from './checks/writes.js';
 import type { TrialContext } from './context.js';
 import { withSection } from './docs.js';
 import { loadSubject } from './subject.js';
@@ -94,7 +95,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     // Every failure ends with the reference section that explains it (docs.ts).
     records.set(id, record.status === 'fail' ? { ...record, detail: withSection(record.detail, id) } : record);
   };
-  let leftOnHost: string[] = [];
+  let leftovers: string[] = [];
   try {
     await run(1, () => checkDescription(context));
     await openWatch(context);
@@ -107,7 +108,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     await run(10, () => checkWrites(context));
     await run(9, () => checkNativeId(context));
     await run(8, () => checkEvents(context, loaded.logs));
-    leftOnHost = await cleanUpScratch(context);
+    const cleaned = [...context.created];
+    leftovers = await findLeftovers(context, await cleanUpScratch(context), cleaned);
+    // Check 10 answers for what was left, unless it already failed (its failure says why).
+    if (leftovers.length > 0 && records.get(10)?.status !== 'fail') await run(10, () => leftoversFailure(leftovers));
     await run(11, () => checkOrigins(context));
   } finally {
     await closeWatch(context);
@@ -120,8 +124,9 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     passed: checks.every((check) => check.status !== 'fail'),
     checks,
     origins: loaded.egress?.originsUsed() ?? [],
+    readEndpoints: (context.description?.auth.readEndpoints ?? []).map((endpoint) => `${endpoint.method} ${endpoint.origin}${endpoint.path}`),
     refusals: loaded.egress?.refusals() ?? [],
-    leftOnHost,
+    leftovers,
     honoursOrder: context.newestVerified === true && records.get(2)?.status === 'pass',
     durationMs: Math.round(performance.now() - started),
   };

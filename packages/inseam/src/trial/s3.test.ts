@@ -112,8 +112,9 @@ describe('the bucket host on S3 (s3rver) through the egress gate', () => {
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(statuses(report)).toMatchObject({ 8: 'skip', 9: 'skip', 10: 'pass', 11: 'skip' });
     const detail = report.checks[9]?.detail ?? '';
-    expect(detail).toBe(`text/plain: created, read back, write() matches stat(), deleted, a second delete is not_found; application/octet-stream: created, read back, write() matches stat(), deleted, a second delete is not_found; ${REPLACE_NOT_DECLARED}`);
-    expect(report.leftOnHost).toEqual([]);
+    const steps = 'created, read back, write() matches stat(), deleted (stat and list agree), a second delete is not_found, a stale ifMatch is refused and creates nothing';
+    expect(detail).toBe(`text/plain: ${steps}; application/octet-stream: ${steps}; ${REPLACE_NOT_DECLARED}`);
+    expect(report.leftovers).toEqual([]);
     expect(recorder.originsUsed()).toEqual([s3.endpoint]);
     expect(recorder.refusals()).toEqual([]);
 

@@ -210,6 +210,17 @@ describe('events and samples', () => {
     expect(writeSamples('*').map((item) => item.sample?.mime)).toEqual(['text/plain', 'application/octet-stream']);
     expect(writeSamples(['image/*', 'text/calendar', 'application/x-unknown']).map((item) => item.sample?.mime)).toEqual(['image/png', 'text/calendar', undefined]);
   });
+
+  it('a connector\'s declared samples come first, at their paths, and cover their types', () => {
+    const declared = [{ mime: 'application/json', path: '{name}/doc.json', body: '{"a":1}', replacement: '{"a":2}' }];
+    const samples = writeSamples(['application/*', 'text/plain'], [], declared);
+    expect(samples.map((item) => [item.declared, item.sample?.mime, item.sample?.path, item.sample?.extension])).toEqual([
+      ['application/json', 'application/json', '{name}/doc.json', 'json'],
+      ['text/plain', 'text/plain', undefined, 'txt'],
+    ]);
+    expect(new TextDecoder().decode(samples[0]?.sample?.body)).toBe('{"a":1}');
+    expect(writeSamples('*', [], declared).map((item) => item.sample?.mime)).toEqual(['application/json', 'text/plain', 'application/octet-stream']);
+  });
 });
 
 describe('the config file', () => {

@@ -53,6 +53,12 @@ export interface TrialWebhookSample {
  */
 export interface TrialWriteSample extends SampleBody {
   readonly markers?: readonly [body: string, replacement: string];
+  /**
+   * Where the object goes below the scratch prefix, `{name}` standing for the trial's unique
+   * name (`{name}/doc.json`); default `{name}.<extension>`. A connector's declared
+   * `writes.samples` set it.
+   */
+  readonly path?: string;
 }
 
 /**
@@ -95,6 +101,12 @@ export interface TrialOptions {
    * Check 5's detail names the seed, so giving it again reads the same objects of the same listing.
    */
   readonly seed?: number;
+  /**
+   * Puts an object under the scratch prefix by the host's own means (sends a message to a mail
+   * catcher, enqueues a job), for a delete-only host: check 10 finds it by listing the prefix
+   * before and after, then deletes it. Without it, check 10 skips for a delete-only host.
+   */
+  readonly plant?: () => Promise<void>;
   /** For check 8 when the connector parses webhooks. */
   readonly webhookSample?: TrialWebhookSample;
   /** Check 10's samples for declared types; they come before the built-in ones of the same type. */
@@ -138,9 +150,18 @@ export interface TrialReport {
   readonly checks: readonly TrialCheckRecord[];
   /** Origins the connector reached through the gate, in first-use order; [] for in-process subjects. */
   readonly origins: readonly string[];
+  /**
+   * The POSTs the connector declares as reads (`auth.readEndpoints`), as `POST <origin><path>`:
+   * the gate let exactly these through where only reads pass, and the person approving sees them.
+   */
+  readonly readEndpoints: readonly string[];
   readonly refusals: readonly TrialRefusal[];
-  /** Scratch paths the trial created and could not remove (delete not declared, or it failed). */
-  readonly leftOnHost: readonly string[];
+  /**
+   * What the trial left on the host: paths it created and could not remove (delete not declared,
+   * or it failed), and anything with the trial's scratch names still listed afterwards. Not
+   * empty fails check 10.
+   */
+  readonly leftovers: readonly string[];
   /**
    * Check 2 passed and verified newest-first listing: a host installed from this trial is crawled
    * newest first (HostRecord.honoursOrder), so a skipped window's lower bound ends its listing.
@@ -155,6 +176,8 @@ export interface TrialReportJson {
   readonly passed: boolean;
   readonly checks: readonly { readonly id: TrialCheckId; readonly name: string; readonly status: 'pass' | 'fail' | 'skip'; readonly detail: string }[];
   readonly origins: readonly string[];
+  readonly readEndpoints: readonly string[];
+  readonly leftovers: readonly string[];
   readonly phase: TrialPhase;
   readonly durationMs: number;
 }

@@ -30,6 +30,8 @@ function reportCard(record) {
   const report = record.report ?? {};
   const checks = Array.isArray(report.checks) ? report.checks : [];
   const failed = checks.filter((check) => check.status === 'fail').length;
+  // Trials recorded before the report named it `leftovers` call it `leftOnHost`.
+  const leftovers = Array.isArray(report.leftovers) ? report.leftovers : Array.isArray(report.leftOnHost) ? report.leftOnHost : [];
   return h(
     'section',
     { class: 'card report', 'aria-labelledby': 'report-title', 'data-passed': String(record.passed) },
@@ -58,7 +60,7 @@ function reportCard(record) {
       Array.isArray(report.refusals) && report.refusals.length > 0
         ? [h('h3', { text: 'Refused by the gate' }), h('ul', { class: 'plain' }, report.refusals.map((refusal) => h('li', { class: 'mono small', text: `${refusal.method ?? ''} ${refusal.origin ?? ''} — ${refusal.reason ?? ''}` })))]
         : null,
-      Array.isArray(report.leftOnHost) && report.leftOnHost.length > 0 ? [h('h3', { text: 'Left on the host' }), h('ul', { class: 'plain' }, report.leftOnHost.map((path) => h('li', { class: 'mono small', text: path })))] : null,
+      leftovers.length > 0 ? [h('h3', { text: 'Left on the host' }), h('ul', { class: 'plain' }, leftovers.map((path) => h('li', { class: 'mono small', text: path })))] : null,
     ),
   );
 }
@@ -337,6 +339,9 @@ export function connectorsView(ctx, params) {
         'form',
         { class: 'confirm-form', novalidate: true },
         h('p', {}, 'Approving lets this exact module (sha ', h('code', { text: shortSha(view.sha) }), `) run as kind ${newest?.kind ?? view.kind} and reach `, (newest?.origins ?? []).length === 0 ? 'no origin' : h('span', {}, (newest?.origins ?? []).map((origin, index) => [index > 0 ? ', ' : '', h('code', { text: origin })]))),
+        (newest?.readEndpoints ?? []).length > 0
+          ? h('p', { 'data-read-endpoints': '' }, 'It declares these POST requests as reads: while it may only read, the gate lets through exactly ', h('span', {}, newest.readEndpoints.map((endpoint, index) => [index > 0 ? ', ' : '', h('code', { text: endpoint })])), '.')
+          : null,
         h('p', { id: `${id}-help` }, 'To confirm, type ', h('code', { class: 'phrase', text: view.confirmation }), ' below.'),
         h('div', { class: 'field' }, h('label', { for: id, class: 'label', text: 'Confirmation phrase' }), input, error),
         approve,

@@ -63,7 +63,7 @@ function describeProblems(issues: readonly ManifestIssue[]): CheckProblem[] {
 function summary(description: Description): string {
   const dimensions = Object.keys(description.dimensions);
   const ordering = dimensions.find((name) => description.dimensions[name]!.ordering === true);
-  return `describe(): kind "${description.kind}"; capabilities ${description.capabilities.join(', ')}; auth ${description.auth.acquire.type}, origins ${description.auth.origins.join(', ')}; ${dimensions.length} dimension${dimensions.length === 1 ? '' : 's'}, ordering ${ordering}; ${description.writes === undefined ? 'read-only' : `writes ${description.writes.mimes === '*' ? '*' : description.writes.mimes.join(', ')}${description.writes.roundTrip === 'normalised' ? ' (normalised)' : ''}`}`;
+  return `describe(): kind "${description.kind}"; capabilities ${description.capabilities.join(', ')}; auth ${description.auth.acquire.type}, origins ${description.auth.origins.join(', ')}; ${dimensions.length} dimension${dimensions.length === 1 ? '' : 's'}, ordering ${ordering}; ${description.writes === undefined ? 'read-only' : !description.writes.create && !description.writes.replace ? 'delete only' : `writes ${description.writes.mimes === '*' ? '*' : description.writes.mimes.join(', ')}${description.writes.roundTrip === 'normalised' ? ' (normalised)' : ''}`}`;
 }
 
 function schemaProblems(schema: unknown, config: Readonly<Record<string, unknown>>, notes: string[]): CheckProblem[] {

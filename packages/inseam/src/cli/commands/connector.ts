@@ -52,7 +52,8 @@ function ask(io: CliIo, prompt: string): Promise<string> {
 }
 
 function describeTrial(trial: TrialSummary): string {
-  return `trial ${trial.id} (${trial.phase} phase) of kind "${trial.kind}": ${trial.passed ? 'passed' : 'FAILED'}; origins used: ${trial.origins.length === 0 ? 'none' : trial.origins.join(', ')}`;
+  const reads = trial.readEndpoints.length === 0 ? '' : `; POST as reads: ${trial.readEndpoints.join(', ')}`;
+  return `trial ${trial.id} (${trial.phase} phase) of kind "${trial.kind}": ${trial.passed ? 'passed' : 'FAILED'}; origins used: ${trial.origins.length === 0 ? 'none' : trial.origins.join(', ')}${reads}`;
 }
 
 /** `name` in the module's folder, when it exists there. */
@@ -184,7 +185,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
         const phrase = 'phrase' in pending ? pending.phrase : pending.confirmation;
         const trial = 'trial' in pending ? pending.trial : pending;
         if (phrase === null) throw new NotFoundError(`Trial ${target} is not a passed trial waiting for approval.`);
-        io.stderr.write(`Network ${network}: ${describeTrial(trial)}.\nApproving lets this module run as kind "${trial.kind}", reaching only those origins through the gate.\n`);
+        io.stderr.write(`Network ${network}: ${describeTrial(trial)}.\nApproving lets this module run as kind "${trial.kind}", reaching only those origins through the gate${trial.readEndpoints.length === 0 ? '' : ', and sending POST while read-only only to those read endpoints'}.\n`);
         const typed = await ask(io, `Type "${phrase}" to approve: `);
         const approved = bySha ? await connectors.approve({ userId: localUser() }, network, target, typed) : await connectors.approveTrial({ userId: localUser() }, network, target, typed);
         io.stdout.write(`Approved ${describeTrial(approved)} (by ${approved.approvedBy ?? '?'}).\n`);

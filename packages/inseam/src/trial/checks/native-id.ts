@@ -9,9 +9,9 @@
  */
 import type { Entry } from '@inseam/connector';
 import { describeValue, ensure, skip } from '@neuralis/package-system/testing';
-import { AFTER_INSTALL, call, claims, requireConnector, requireEntries, scratchPath, waitFor, type TrialContext } from '../context.js';
+import { AFTER_INSTALL, call, claims, requireConnector, requireEntries, waitFor, type TrialContext } from '../context.js';
 import { DOC_SECTIONS, failAt } from '../docs.js';
-import { createScratch, requireWrites, writeSamples } from './writes.js';
+import { createScratch, requireWrites, samplePath, writeSamples } from './writes.js';
 
 const DEFAULT_EVENT_WAIT_MS = 3000;
 
@@ -42,10 +42,10 @@ export async function checkNativeId(context: TrialContext): Promise<string> {
     skip('renaming a scratch object needs the host\'s own means (the Connector has no rename): run the install phase in a terminal, where the trial asks a person to rename it, or from code with the rename option');
   }
   const { connector, description } = requireConnector(context);
-  const sample = writeSamples(writes.mimes, context.options.samples ?? []).find((item) => item.sample !== undefined)?.sample;
+  const sample = writeSamples(writes.mimes, context.options.samples ?? [], writes.samples ?? []).find((item) => item.sample !== undefined)?.sample;
   if (sample === undefined) skip('no declared type has a built-in sample, so no scratch object can be made');
-  const from = scratchPath(context, `rename-a.${sample.extension}`);
-  const to = scratchPath(context, `rename-b.${sample.extension}`);
+  const from = samplePath(context, sample, 'rename-a');
+  const to = samplePath(context, sample, 'rename-b');
   const created = await createScratch(context, from, sample);
   let nativeId = created.nativeId;
   if (nativeId === undefined && claims(description, 'stat')) nativeId = (await call(`stat(${JSON.stringify(from)})`, () => connector.stat(from)))?.nativeId;

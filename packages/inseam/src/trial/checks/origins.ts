@@ -30,7 +30,10 @@ function fixFor(refusals: readonly TrialRefusal[]): string {
   const fixes = new Set<string>();
   for (const refusal of refusals) {
     if (refusal.reason === 'origin_not_declared') fixes.add(`declare ${refusal.origin} in auth.origins if the connector needs it, or stop calling it`);
-    else if (refusal.reason === 'write_in_audit_mode') fixes.add('send writes (POST, PUT, PATCH, DELETE, MKCOL, MOVE…) only from write() and delete(); list, stat, read and watch may only read');
+    else if (refusal.reason === 'write_in_audit_mode') {
+      fixes.add('send writes (POST, PUT, PATCH, DELETE, MKCOL, MOVE…) only from write() and delete(); list, stat, read and watch may only read');
+      if (refusal.method === 'POST') fixes.add('a POST that only reads (GraphQL, a search API) is declared in auth.readEndpoints as { method: "POST", origin, path }');
+    }
     else if (refusal.reason === 'address_forbidden') fixes.add(`use the host's public address, or have a person approve ${refusal.origin} as private (allowPrivateOrigins)`);
     else if (refusal.reason === 'secret_in_request') fixes.add('never put a credential (or anything made from one) into a request: the gate attaches it where auth.present says');
     else if (refusal.reason === 'method_override_in_audit_mode') fixes.add('send no X-HTTP-Method-Override, X-Method-Override or X-HTTP-Method header and no _method parameter from list, stat, read or watch');

@@ -1,29 +1,36 @@
 /**
- * Check 10: on the scratch prefix, once per declared MIME type, create an object, read back what
- * was written, see that write() answered what stat() answers, replace it with ifMatch (and see a
- * stale ifMatch refused), replace it without ifMatch, delete it, and see a second delete answer
- * `not_found`. Runs in the install phase only; everything it creates is removed (see
- * `cleanUpScratch`). A host that declares `writes.replace: false` is not asked to replace: the
- * check passes on the other steps and its detail says the replace steps were left out and why
- * (REPLACE_NOT_DECLARED).
+ * Check 10: on the scratch prefix, once per declared MIME type (and once per sample the connector
+ * declares in `writes.samples`, at the path it gives), create an object, read back what was
+ * written, see that write() answered what stat() answers, replace it with ifMatch (and see a
+ * stale ifMatch refused, changing nothing), replace it without ifMatch, delete it, see it gone
+ * from stat and from list, see a second delete answer `not_found`, and see a write whose ifMatch
+ * names the deleted version refused without creating anything. Runs in the install phase only;
+ * everything it creates is removed (see `cleanUpScratch`), and whatever still lists under the
+ * trial's scratch names afterwards is a leftover (`findLeftovers`), which fails check 10. A host
+ * that declares `writes.replace: false` is not asked to replace: the check passes on the other
+ * steps and its detail says the replace steps were left out and why (REPLACE_NOT_DECLARED). A
+ * delete-only host deletes an object the `plant` option put under the scratch prefix.
  *
  * "Read back what was written" is byte for byte unless the host declares
  * `writes.roundTrip: "normalised"`; then JSON must parse to the same value, text must still carry
  * the sample's marker phrases (after unfolding lines), and other types are compared as bytes.
  * Either way the size write() or stat() reports is the size read() streams.
  */
-import type { Description, Entry, Writes } from '@inseam/connector';
+import type { Connector, Description, Entry, WriteSampleDeclaration, Writes } from '@inseam/connector';
 import {
   SAMPLE_BODIES,
   describeBytesDifference,
+  describeError,
   describeValue,
   expectErrorCode,
   fieldMismatches,
+  listProblems,
   sampleBodyFor,
   skip,
 } from '@neuralis/package-system/testing';
 import {
   AFTER_INSTALL,
+  TRIAL_MARKER,
   bodyStream,
   call,
   claims,
@@ -31,11 +38,10 @@ import {
   mimeEssence,
   readStream,
   requireConnector,
-  scratchPath,
   trialWrite,
   type TrialContext,
 } from '../context.js';
-import { DOC_SECTIONS, ensureAt, inSection } from '../docs.js';
+import { DOC_SECTIONS, ensureAt, failAt, inSection, type DocSection } from '../docs.js';
 import type { TrialWriteSample } from '../types.js';
 
 /** What a declared MIME type is exercised with; `sample` is absent when there is none. */
@@ -64,15 +70,38 @@ function builtIn(mime: string): TrialWriteSample | undefined {
   return markers === undefined ? sample : { ...sample, markers };
 }
 
+/** A connector's declared sample as the trial writes it; its extension is the path's. */
+export function declaredSample(declaration: WriteSampleDeclaration): TrialWriteSample {
+  const last = declaration.path.slice(declaration.path.lastIndexOf('/') + 1);
+  const dot = last.lastIndexOf('.');
+  const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+  return {
+    mime: declaration.mime,
+    extension: dot < 0 ? '' : last.slice(dot + 1),
+    body: encode(declaration.body),
+    replacement: encode(declaration.replacement),
+    path: declaration.path,
+    ...(declaration.markers === undefined ? {} : { markers: declaration.markers }),
+  };
+}
+
+function covers(declared: string, mime: string): boolean {
+  const essence = mimeEssence(declared);
+  return essence.endsWith('/*') ? mime.startsWith(essence.slice(0, -1)) : essence === mime;
+}
+
 /**
- * One sample per declared type: a given sample of that exact type first, else the built-in one;
- * `*` → text/plain and application/octet-stream; `type/*` → the first sample of that type.
+ * The samples check 10 writes: every sample the connector declares (`writes.samples`: a host's
+ * fixed shape must be used), then one per declared type no declared sample covers — a given
+ * sample of that exact type first, else the built-in one; `*` → text/plain and
+ * application/octet-stream; `type/*` → the first sample of that type.
  */
-export function writeSamples(mimes: Writes['mimes'], given: readonly TrialWriteSample[] = []): WriteSample[] {
+export function writeSamples(mimes: Writes['mimes'], given: readonly TrialWriteSample[] = [], declarations: readonly WriteSampleDeclaration[] = []): WriteSample[] {
+  const samples: WriteSample[] = declarations.map((declaration) => ({ declared: declaration.mime, sample: declaredSample(declaration) }));
   const declared = mimes === '*' ? ['text/plain', 'application/octet-stream'] : [...mimes];
-  const samples: WriteSample[] = [];
-  const used = new Set<string>();
+  const used = new Set<string>(declarations.map((declaration) => declaration.mime));
   for (const mime of declared) {
+    if (declarations.some((declaration) => covers(mime, declaration.mime))) continue;
     const essence = mimeEssence(mime);
     const wildcard = essence.endsWith('/*') ? essence.slice(0, -1) : undefined;
     const sample =
@@ -86,14 +115,35 @@ export function writeSamples(mimes: Writes['mimes'], given: readonly TrialWriteS
   return samples;
 }
 
-/** The connector's writes, or the reason check 9 or 10 cannot write. */
-export function requireWrites(context: TrialContext): { description: Description; writes: Writes } {
+/** The connector's writes in the install phase, or the reason check 9 or 10 cannot write. */
+function requireDeclaredWrites(context: TrialContext): { description: Description; writes: Writes } {
   const { description } = requireConnector(context);
   const writes = description.writes;
   if (writes === undefined) skip('writes is not declared (a read-only connector)');
   if (context.phase !== 'install' || context.scratchPrefix === undefined) skip(AFTER_INSTALL);
-  if (!writes.create) skip('writes.create is false, so the trial cannot make a scratch object');
   return { description, writes };
+}
+
+/** The connector's writes, or the reason check 9 or 10 cannot write. */
+export function requireWrites(context: TrialContext): { description: Description; writes: Writes } {
+  const declared = requireDeclaredWrites(context);
+  if (!declared.writes.create) skip('writes.create is false, so the trial cannot make a scratch object');
+  return declared;
+}
+
+/** The trial's unique name for the `index`th object: `inseam-trial-<token>-<index>`. */
+function trialName(context: TrialContext, index: string): string {
+  return `${TRIAL_MARKER}-${context.token}-${index}`;
+}
+
+/**
+ * Where `sample` goes for the object named `index`: `<prefix>/<sample.path>` with `{name}` the
+ * trial's unique name, or `<prefix>/inseam-trial-<token>-<index>.<extension>`.
+ */
+export function samplePath(context: TrialContext, sample: TrialWriteSample, index: string): string {
+  if (context.scratchPrefix === undefined) skip(AFTER_INSTALL);
+  const template = sample.path ?? `{name}.${sample.extension}`;
+  return `${context.scratchPrefix}/${template.replace('{name}', trialName(context, index))}`;
 }
 
 function isJsonMime(mime: string): boolean {
@@ -207,26 +257,62 @@ async function etagOf(context: TrialContext, entry: Entry): Promise<string | und
   return (await call(`stat(${JSON.stringify(entry.path)})`, () => connector.stat(entry.path)))?.etag;
 }
 
-/** Deletes `path`, requires it gone, and requires a second delete to answer `not_found`. */
-export async function deleteScratch(context: TrialContext, path: string): Promise<void> {
+/** How many pages the trial follows to see whether a path is still listed. */
+const MAX_CHECK_PAGES = 50;
+
+/**
+ * Every path list() gives under `prefix` (at most MAX_CHECK_PAGES pages). Paths outside it are
+ * dropped: a list() that ignores prefix is check 2's failure, not a leftover.
+ */
+export async function listedUnder(connector: Connector, prefix: string): Promise<string[]> {
+  const paths: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_CHECK_PAGES; page += 1) {
+    const listed = await connector.list(cursor === undefined ? { prefix } : { prefix, cursor });
+    paths.push(...listed.entries.map((entry) => entry.path).filter((path) => path.startsWith(prefix)));
+    if (listed.cursor === undefined || listed.cursor === cursor) break;
+    cursor = listed.cursor;
+  }
+  return paths;
+}
+
+/** `path` has no object: stat answers null (or read `not_found` without stat), and list does not give it. */
+async function expectGone(context: TrialContext, path: string, after: string, fix: string, section: DocSection = DOC_SECTIONS.writingDelete): Promise<void> {
   const { connector, description } = requireConnector(context);
-  await inSection(DOC_SECTIONS.writingDelete, () => call(`delete(${JSON.stringify(path)})`, () => trialWrite(context, () => connector.delete!(path))));
-  context.created.delete(path);
   if (claims(description, 'stat')) {
-    const after = await call(`stat(${JSON.stringify(path)}) after delete`, () => connector.stat(path));
-    ensureAt(DOC_SECTIONS.writingDelete, after === null, {
-      expected: `after delete(${JSON.stringify(path)}), stat of it is null`,
-      actual: `stat reports ${describeValue(after)}`,
-      fix: 'delete the object on the host (check the answer\'s status), and answer null from stat() when the host has no object there',
+    const entry = await call(`stat(${JSON.stringify(path)}) ${after}`, () => connector.stat(path));
+    ensureAt(section, entry === null, {
+      expected: `${after}, stat(${JSON.stringify(path)}) is null`,
+      actual: `stat reports ${describeValue(entry)}`,
+      fix,
     });
   } else {
-    await inSection(DOC_SECTIONS.writingDelete, () =>
+    await inSection(section, () =>
       expectErrorCode(() => connector.read(path), 'not_found', {
-        doing: `read(${JSON.stringify(path)}) after delete`,
+        doing: `read(${JSON.stringify(path)}) ${after}`,
         fix: 'throw an error with code "not_found" when the host has no object at the path',
       }),
     );
   }
+  const listed = await call(`list({ prefix: ${JSON.stringify(path)} }) ${after}`, () => listedUnder(connector, path));
+  ensureAt(section, !listed.includes(path), {
+    expected: `${after}, list({ prefix: ${JSON.stringify(path)} }) does not give ${JSON.stringify(path)}`,
+    actual: 'list still gives it',
+    fix,
+  });
+}
+
+const DELETE_FIX = 'delete the object on the host (check the answer\'s status, and never answer success without asking the host), and answer stat() and list() from the host, not from what the connector remembers';
+
+/**
+ * Deletes `path`, requires it gone from stat and list, and requires a second delete to answer
+ * `not_found`.
+ */
+export async function deleteScratch(context: TrialContext, path: string): Promise<void> {
+  const { connector } = requireConnector(context);
+  await inSection(DOC_SECTIONS.writingDelete, () => call(`delete(${JSON.stringify(path)})`, () => trialWrite(context, () => connector.delete!(path))));
+  await expectGone(context, path, 'after delete', DELETE_FIX);
+  context.created.delete(path);
   await inSection(DOC_SECTIONS.writingDelete, () =>
     expectErrorCode(() => trialWrite(context, () => connector.delete!(path)), 'not_found', {
       doing: `delete(${JSON.stringify(path)}) of an object already deleted`,
@@ -235,14 +321,45 @@ export async function deleteScratch(context: TrialContext, path: string): Promis
   );
 }
 
-async function replaceSteps(context: TrialContext, path: string, sample: TrialWriteSample, created: Entry): Promise<string[]> {
-  const { connector } = requireConnector(context);
-  const etag = await etagOf(context, created);
+const IF_MATCH_FIX = 'send ifMatch on every write, exactly as the etag was reported, as the host\'s If-Match (or its revision check), and turn its refusal (HTTP 412, or a revision conflict) into an error with code "precondition_failed"; never drop ifMatch, and never retry without it';
+
+async function requireEtag(context: TrialContext, entry: Entry): Promise<string> {
+  const etag = await etagOf(context, entry);
   ensureAt(DOC_SECTIONS.writingEtags, etag !== undefined, {
-    expected: 'the created object reports an etag, so it can be replaced with ifMatch',
+    expected: 'the created object reports an etag, so a write can name its version with ifMatch',
     actual: 'write() and stat() report no etag',
     fix: 'report the host\'s version tag (its ETag header, a revision or version number) as etag',
   });
+  return etag;
+}
+
+/**
+ * A write whose ifMatch names a version the object at `path` does not have (`etag`: of a version
+ * since deleted, or of another object) fails with `precondition_failed` — or, from a host that
+ * declares `replace: false`, `unsupported` — and creates nothing.
+ */
+async function staleIfMatchOnMissing(context: TrialContext, path: string, sample: TrialWriteSample, etag: string, replace: boolean): Promise<void> {
+  const { connector } = requireConnector(context);
+  const codes = replace ? ['precondition_failed'] : ['precondition_failed', 'unsupported'];
+  const doing = `a write with ifMatch ${describeValue(etag)} to ${JSON.stringify(path)}, where no object has that version`;
+  const expected = `${doing} fails with code ${codes.map((code) => `"${code}"`).join(' or ')}`;
+  const fix = replace ? IF_MATCH_FIX : `${IF_MATCH_FIX}; a host that cannot check versions throws "unsupported" for any write with ifMatch`;
+  context.created.add(path);
+  let outcome: string;
+  try {
+    outcome = `it succeeded with ${describeValue(await trialWrite(context, () => connector.write!(path, bodyStream(sample.body), { ifMatch: etag })))}`;
+  } catch (error) {
+    const code = errorCode(error);
+    outcome = code !== undefined && codes.includes(code) ? '' : `it threw ${describeError(error)}`;
+  }
+  if (outcome !== '') failAt(DOC_SECTIONS.writingEtags, expected, outcome, fix);
+  await expectGone(context, path, 'after a refused write with a stale ifMatch', fix, DOC_SECTIONS.writingEtags);
+  context.created.delete(path);
+}
+
+async function replaceSteps(context: TrialContext, path: string, sample: TrialWriteSample, created: Entry): Promise<string[]> {
+  const { connector } = requireConnector(context);
+  const etag = await requireEtag(context, created);
   const replaced = await inSection(DOC_SECTIONS.writingCreateReplace, () =>
     call(`write(${JSON.stringify(path)}, { ifMatch }) replacing it`, () => trialWrite(context, () => connector.write!(path, bodyStream(sample.replacement), { ifMatch: etag }))),
   );
@@ -257,7 +374,7 @@ async function replaceSteps(context: TrialContext, path: string, sample: TrialWr
   await inSection(DOC_SECTIONS.writingEtags, () =>
     expectErrorCode(() => trialWrite(context, () => connector.write!(path, bodyStream(sample.body), { ifMatch: etag })), 'precondition_failed', {
       doing: 'a replace with the old (stale) etag as ifMatch',
-      fix: 'send ifMatch exactly as the etag was reported, as the host\'s If-Match (or its revision check), and turn its refusal (HTTP 412) into an error with code "precondition_failed"',
+      fix: IF_MATCH_FIX,
     }),
   );
   await expectContent(context, path, sample, 'replacement', 'after a refused replace');
@@ -269,7 +386,7 @@ async function replaceSteps(context: TrialContext, path: string, sample: TrialWr
 }
 
 async function exerciseSample(context: TrialContext, writes: Writes, sample: TrialWriteSample, index: number): Promise<string> {
-  const path = scratchPath(context, `${index}.${sample.extension}`);
+  const path = samplePath(context, sample, String(index));
   const created = await createScratch(context, path, sample);
   const readBack = await expectContent(context, path, sample, 'body', 'after create');
   await expectResultMatchesStat(context, created, readBack, 'a create');
@@ -282,20 +399,56 @@ async function exerciseSample(context: TrialContext, writes: Writes, sample: Tri
   }
   const steps = ['created', writes.roundTrip === 'normalised' ? 'read back as normalised content' : 'read back', 'write() matches stat()'];
   if (writes.replace) steps.push(...(await replaceSteps(context, path, sample, created)));
+  // A version of this object: once it is deleted, an ifMatch naming it is stale. A host that
+  // neither replaces nor reports etags gives a caller nothing to put in ifMatch.
+  const etag = writes.replace ? await requireEtag(context, created) : await etagOf(context, created);
   if (writes.delete) {
     await deleteScratch(context, path);
-    steps.push('deleted', 'a second delete is not_found');
+    steps.push('deleted (stat and list agree)', 'a second delete is not_found');
   }
-  return `${sample.mime}: ${steps.join(', ')}`;
+  if (etag !== undefined) {
+    // Without delete the object stays; a path that never had one shows ifMatch is honoured.
+    await staleIfMatchOnMissing(context, writes.delete ? path : samplePath(context, sample, `${index}-never`), sample, etag, writes.replace);
+    steps.push(`a stale ifMatch is ${writes.replace ? 'precondition_failed' : 'refused'} and creates nothing`);
+  }
+  return `${sample.mime}${sample.path === undefined ? '' : ` at ${sample.path}`}: ${steps.join(', ')}`;
 }
 
 /** Why check 10 leaves out the replace steps for a host that declares `writes.replace: false`. */
 export const REPLACE_NOT_DECLARED = 'replace with ifMatch not exercised: writes.replace is false (the host does not claim to replace safely)';
 
+/**
+ * A delete-only host: `plant` puts an object under the scratch prefix by the host's own means;
+ * the trial finds it by listing the prefix before and after, deletes it, and sees it gone.
+ */
+async function exerciseDeleteOnly(context: TrialContext): Promise<string> {
+  const { connector } = requireConnector(context);
+  const plant = context.options.plant;
+  if (plant === undefined) {
+    skip('a delete-only host: the trial needs an object to delete, put under the scratch prefix by the host\'s own means (the plant option; a mail catcher: send it a message)');
+  }
+  const prefix = `${context.scratchPrefix!}/`;
+  const before = new Set(await call(`list({ prefix: ${JSON.stringify(prefix)} })`, () => listedUnder(connector, prefix)));
+  await call('putting an object under the scratch prefix by the host\'s own means (plant)', () => plant());
+  context.lastWriteAt = Date.now();
+  const planted = (await call(`list({ prefix: ${JSON.stringify(prefix)} }) after plant`, () => listedUnder(connector, prefix))).filter((path) => !before.has(path));
+  ensureAt(DOC_SECTIONS.writingDeleteOnly, planted.length > 0, {
+    expected: `the object plant() put on the host lists under ${JSON.stringify(prefix)}`,
+    actual: 'list gives nothing new under the prefix',
+    fix: 'list every object the host has under the prefix, including ones that arrived after the connector started',
+  });
+  for (const path of planted) context.created.add(path);
+  const path = planted[0]!;
+  await deleteScratch(context, path);
+  return `delete-only: the planted ${path} deleted (stat and list agree), a second delete is not_found`;
+}
+
 /** Check 10. */
 export async function checkWrites(context: TrialContext): Promise<string> {
+  const declared = requireDeclaredWrites(context);
+  if (!declared.writes.create && !declared.writes.replace) return exerciseDeleteOnly(context);
   const { writes } = requireWrites(context);
-  const samples = writeSamples(writes.mimes, context.options.samples ?? []);
+  const samples = writeSamples(writes.mimes, context.options.samples ?? [], writes.samples ?? []);
   const exercised: string[] = [];
   const unexercised: string[] = [];
   let index = 0;
@@ -318,7 +471,7 @@ export async function checkWrites(context: TrialContext): Promise<string> {
 
 /**
  * Removes what the trial created and did not delete. Returns what was left behind (delete not
- * declared, or it failed), for the report; never throws.
+ * declared, or it failed); never throws.
  */
 export async function cleanUpScratch(context: TrialContext): Promise<string[]> {
   const connector = context.connector;
@@ -337,4 +490,36 @@ export async function cleanUpScratch(context: TrialContext): Promise<string[]> {
     }
   }
   return left;
+}
+
+/**
+ * What the trial left on the host: `left` (what cleanUpScratch could not remove), every path the
+ * connector still lists under the trial's scratch names (an object write() made beside the one
+ * asked for, a delete that did nothing), and any of `cleaned` (what cleanUpScratch deleted, a
+ * planted object among them) still listed. Never throws: a listing that fails adds nothing.
+ */
+export async function findLeftovers(context: TrialContext, left: readonly string[], cleaned: readonly string[]): Promise<string[]> {
+  const connector = context.connector;
+  const found = new Set(left);
+  if (connector === undefined || context.scratchPrefix === undefined || context.phase !== 'install' || context.description?.writes === undefined) return [...found];
+  const named = `${context.scratchPrefix}/${TRIAL_MARKER}-${context.token}`;
+  try {
+    for (const path of await listedUnder(connector, named)) found.add(path);
+    for (const path of cleaned.filter((item) => !item.startsWith(named))) {
+      if ((await listedUnder(connector, path)).includes(path)) found.add(path);
+    }
+  } catch {
+    // The listing checks (2–6) report a list() that fails.
+  }
+  return [...found].sort();
+}
+
+/** Check 10's failure when the trial left something on the host. */
+export function leftoversFailure(leftovers: readonly string[]): string {
+  return failAt(
+    DOC_SECTIONS.writingLeftovers,
+    'nothing the trial wrote is left on the host once it has deleted what it created',
+    `still on the host: ${listProblems(leftovers.map((path) => JSON.stringify(path)), 5)}`,
+    'make write() store exactly the one object at the path it is given (no side files, backups or folder markers), and delete() remove it and whatever write() made for it; remove these by hand',
+  );
 }

@@ -17,7 +17,44 @@ export interface BrokenConnector {
   /** The phases in which the broken check runs (9 and 10 need the install phase's writes). */
   readonly phases: readonly TrialPhase[];
   readonly patch: string;
+  /** It leaves objects on the host, which the report must list as leftovers. */
+  readonly leaves?: boolean;
 }
+
+/**
+ * A host whose writable objects have a fixed shape, `<id>/doc.json` (a document store): write()
+ * refuses any other path, and describe() declares the sample the trial must write there.
+ */
+export const FIXED_SHAPE_PATCH = `const described = base.describe();
+    connector.describe = () => ({
+      ...described,
+      writes: {
+        mimes: ['application/json'], create: true, replace: true, delete: true,
+        samples: [{ mime: 'application/json', path: '{name}/doc.json', body: '{"title":"one"}\\n', replacement: '{"title":"two"}\\n' }],
+      },
+    });
+    connector.write = (path, body, options) => {
+      if (!/^(.+\\/)?[^/]+\\/doc\\.json$/.test(path)) throw hostError('invalid_argument', 'write ' + path + ': only <id>/doc.json objects can be written');
+      return base.write(path, body, options);
+    };`;
+
+/** Reads a body stream to bytes (the sandbox has no Response to do it). */
+const BYTES_OF = `const bytesOf = async (body) => {
+      const reader = body.getReader();
+      const chunks = [];
+      let length = 0;
+      for (;;) {
+        const step = await reader.read();
+        if (step.done) break;
+        chunks.push(step.value);
+        length += step.value.byteLength;
+      }
+      const bytes = new Uint8Array(length);
+      let offset = 0;
+      for (const chunk of chunks) { bytes.set(chunk, offset); offset += chunk.byteLength; }
+      return bytes;
+    };
+    const streamOf = (bytes) => new ReadableStream({ start(c) { c.enqueue(bytes.slice()); c.close(); } });`;
 
 const BOTH: readonly TrialPhase[] = ['submit', 'install'];
 
@@ -309,6 +346,50 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
       const error = new Error('conditional replace is not available on this plan');
       error.code = 'unsupported';
       throw error;
+    };`,
+  },
+  {
+    name: 'if-match-ignored-create-only',
+    breaks: 10,
+    section: 'writing-etags',
+    fault: 'declares writes.replace false and drops ifMatch, so a write naming a deleted version creates the object again',
+    phases: ['install'],
+    patch: `connector.describe = () => ({ ...base.describe(), writes: { ...base.describe().writes, replace: false } });
+    connector.write = (path, body) => base.write(path, body, {});`,
+  },
+  {
+    name: 'fixed-shape-if-match-ignored',
+    breaks: 10,
+    section: 'writing-etags',
+    fault: 'a host of <id>/doc.json documents whose write drops ifMatch',
+    phases: ['install'],
+    patch: `${FIXED_SHAPE_PATCH}
+    const shaped = connector.write;
+    connector.write = (path, body) => shaped(path, body, {});`,
+  },
+  {
+    name: 'delete-does-nothing',
+    breaks: 10,
+    section: 'writing-delete',
+    fault: 'delete answers success and stat forgets the object, but the host still has it',
+    phases: ['install'],
+    leaves: true,
+    patch: `const forgotten = new Set();
+    connector.delete = async (path) => { forgotten.add(path); };
+    connector.stat = async (path) => (forgotten.has(path) ? null : base.stat(path));`,
+  },
+  {
+    name: 'leaves-a-backup',
+    breaks: 10,
+    section: 'writing-leftovers',
+    fault: 'write keeps a backup copy beside every object (<path>.bak) that delete never removes',
+    phases: ['install'],
+    leaves: true,
+    patch: `${BYTES_OF}
+    connector.write = async (path, body, options) => {
+      const bytes = await bytesOf(body);
+      await base.write(path + '.bak', streamOf(bytes), {});
+      return base.write(path, streamOf(bytes), options);
     };`,
   },
   {

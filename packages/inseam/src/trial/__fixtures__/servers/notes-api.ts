@@ -9,6 +9,7 @@
  *   PUT    /api/v1/files/content?path=…  (If-Match: "<version>")      → meta (201 new, 200 replaced, 412)
  *   PATCH  /api/v1/files/{id}  { "path": "…" }                        → meta (a rename; 409 when taken)
  *   DELETE /api/v1/files/{id}                                         → 204
+ *   POST   /api/v1/search  { "path"?, "text"? }                       → { files: [meta] } (a read over POST)
  *   GET    /api/v1/events?after=<seq>                                 → { events: [...], last }
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -40,6 +41,8 @@ export interface NotesApi {
   readonly requests: string[];
   /** Renames a file as the host's own app would (what a person does for check 9). */
   rename(from: string, to: string): void;
+  /** Adds a file as the host's own app would (a delete-only connector's trial plants one). */
+  add(path: string, text: string): void;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,12 @@ export async function startNotesApi(seed: readonly NotesSeed[], token = 'notes-t
     emit('moved', to, from);
   };
 
+  const add = (path: string, text: string): void => {
+    const id = nextId++;
+    files.set(id, { id, path, bytes: Buffer.from(text), mime: 'text/plain', updatedAt: now(), version: 1, starred: false });
+    emit('created', path);
+  };
+
   const server = createServer((req, res) => {
     void handle(req, res).catch(() => send(res, 500, { error: 'internal' }));
   });
@@ -105,6 +114,13 @@ export async function startNotesApi(seed: readonly NotesSeed[], token = 'notes-t
       const after = url.searchParams.get('after');
       const since = after === 'latest' ? events.length : Number(after ?? '0');
       return send(res, 200, { events: events.slice(since), last: events.length });
+    }
+    if (resource === 'search' && second === undefined && req.method === 'POST') {
+      const query = JSON.parse((await readBody(req)).toString('utf8') || '{}') as { path?: unknown; text?: unknown };
+      const found = [...files.values()].filter(
+        (file) => (typeof query.path !== 'string' || file.path === query.path) && (typeof query.text !== 'string' || file.bytes.toString('utf8').includes(query.text)),
+      );
+      return send(res, 200, { files: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map(meta) });
     }
     if (resource !== 'files') return send(res, 404, { error: 'no such route' });
     if (second === undefined && req.method === 'GET') return list(url, res);
@@ -198,6 +214,7 @@ export async function startNotesApi(seed: readonly NotesSeed[], token = 'notes-t
     files,
     requests,
     rename,
+    add,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
