@@ -6,10 +6,12 @@
 import { z } from 'zod';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { FsEntry, FsHost, FsListPage, FsReadOptions } from '../../fs/index.js';
-import { DEFAULT_READ_BYTES, MAX_NAMES_LIST_LIMIT } from '../../fs/index.js';
+import type { FsEntry, FsHost, FsListPage, FsReadOptions, FsReadResult } from '../../fs/index.js';
+import { DEFAULT_READ_BYTES, MAX_NAMES_LIST_LIMIT, addressName, readDocumentText } from '../../fs/index.js';
+import { documentKind, type DocumentKind } from '../../extract/index.js';
 import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
 import { readToolResult } from '../read-content.js';
+import { BYTES_HINT, documentToolResult } from '../read-document.js';
 
 /**
  * The largest page one read call may ask for over MCP. Base64 grows bytes by a third, and the
@@ -129,6 +131,12 @@ const readInput = z.object({
   lineStart: z.number().int().min(1).optional().describe('First line to read (1-based), for text; exclusive with offset/length.'),
   lineCount: z.number().int().min(1).optional().describe('Lines wanted from lineStart; default as many as fit in maxBytes.'),
   maxBytes: z.number().int().min(1).max(MCP_MAX_READ_BYTES).optional().describe(`Per-message cap in bytes (default ${DEFAULT_READ_BYTES}, at most ${MCP_MAX_READ_BYTES}).`),
+  format: z
+    .enum(['text', 'bytes'])
+    .optional()
+    .describe(
+      'text: a PDF, DOCX, XLSX or PPTX (or an HTML page) as its extracted text, paged by lineStart/lineCount — the default for PDF, DOCX, XLSX and PPTX unless offset or length is given; HTML is read as its source unless format is "text". bytes: the object as stored.',
+    ),
 });
 
 type ReadInput = z.infer<typeof readInput>;
@@ -149,23 +157,57 @@ const readTool: HostedTool = {
   action: 'fs.read',
   title: 'Read an object',
   description:
-    'Reads one page of an object: text as text, images as images when this client declared it can show them, other bytes as an embedded resource; objects too large for one message come back as a resource link. ' +
+    'Reads one page of an object: text as text, images as images when this client declared it can show them, PDF, DOCX, XLSX and PPTX documents as their extracted text (paged by lines; format "bytes" for the original), other bytes as an embedded resource; objects too large for one message come back as a resource link. ' +
     'The answer says size, etag, nextOffset and done: call again with offset = nextOffset until done is true. Without offset, length or lines a large text object starts at its first page.',
   inputSchema: readInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async call(args: ReadInput, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+  async call(args: ReadInput, { caller, fs, signal }: HostedToolContext): Promise<CallToolResult> {
     const options = readOptions(args);
-    try {
-      return readToolResult(await fs.read(caller, args.address, options));
-    } catch (error) {
-      // A whole read of text over the cap: hand the agent the first page rather than a refusal.
-      if (options.range === undefined && options.lines === undefined && (error as { code?: unknown }).code === 'too_large') {
-        return readToolResult(await fs.read(caller, args.address, { ...options, range: { offset: 0 } }));
-      }
-      throw error;
+    const byBytes = options.range !== undefined;
+    if (args.format === 'text' && byBytes) {
+      throw new InvalidArgumentError('format "text" pages a document\'s text by lines (lineStart, lineCount); a byte range (offset, length) reads bytes — give format "bytes" or drop the range.', { details: { argument: 'format' } });
     }
+    const wantsText = args.format === 'text' || (args.format === undefined && !byBytes);
+    const asText = (kind: DocumentKind | null): kind is DocumentKind => wantsText && kind !== null && (kind !== 'html' || args.format === 'text');
+    const documentText = async (kind: DocumentKind): Promise<CallToolResult> =>
+      documentToolResult(
+        await readDocumentText(fs, caller, args.address, {
+          kind,
+          maxBytes: args.maxBytes ?? DEFAULT_READ_BYTES,
+          ...(args.lineStart === undefined ? {} : { lineStart: args.lineStart }),
+          ...(args.lineCount === undefined ? {} : { lineCount: args.lineCount }),
+          signal,
+          bytesHint: BYTES_HINT,
+        }),
+      );
+    // By name first, which costs no read; a name that lies about the type is read as usual.
+    const named = documentKind('', addressName(args.address));
+    if (asText(named)) {
+      try {
+        return await documentText(named);
+      } catch (error) {
+        const { code, details } = error as { code?: unknown; details?: { reason?: unknown } };
+        if (args.format === 'text' || code !== 'document_unreadable' || details?.reason !== 'wrong_type') throw error;
+      }
+    }
+    const result = await plainRead(args, options, { caller, fs });
+    const typed = documentKind(result.mime, '');
+    if (typed !== named && asText(typed) && !(result.encoding === 'text' && args.format !== 'text')) return documentText(typed);
+    return readToolResult(result);
   },
 };
+
+async function plainRead(args: ReadInput, options: FsReadOptions, { caller, fs }: Pick<HostedToolContext, 'caller' | 'fs'>): Promise<FsReadResult> {
+  try {
+    return await fs.read(caller, args.address, options);
+  } catch (error) {
+    // A whole read of text over the cap: hand the agent the first page rather than a refusal.
+    if (options.range === undefined && options.lines === undefined && (error as { code?: unknown }).code === 'too_large') {
+      return fs.read(caller, args.address, { ...options, range: { offset: 0 } });
+    }
+    throw error;
+  }
+}
 
 const writeInput = z.object({
   address,
