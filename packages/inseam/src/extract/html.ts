@@ -3,12 +3,8 @@ import { convert } from 'html-to-text';
 import { unreadable, type ExtractLimits } from './limits.js';
 
 export function htmlText(bytes: Uint8Array, limits: ExtractLimits): { text: string; truncated: boolean } {
-  let html: string;
-  try {
-    html = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw unreadable('html', 'wrong_type', 'it is not UTF-8 text');
-  }
+  // A page in a legacy charset still gives its words, a few letters replaced; a NUL says binary.
+  const html = new TextDecoder('utf-8').decode(bytes);
   if (html.slice(0, 8192).includes('\u0000')) throw unreadable('html', 'wrong_type', 'it is binary, not text');
   const text = convert(html, {
     wordwrap: false,
@@ -16,6 +12,9 @@ export function htmlText(bytes: Uint8Array, limits: ExtractLimits): { text: stri
     selectors: [
       { selector: 'a', options: { ignoreHref: true } },
       { selector: 'img', format: 'skip' },
+      // Headings keep their letters as written, so the text matches what was searched for.
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+      { selector: 'table', options: { uppercaseHeaderCells: false } },
     ],
   }).trim();
   const truncated = text.length > limits.maxTextChars;

@@ -57,7 +57,6 @@ function unzipParts(kind: OfficeKind, bytes: Uint8Array, limits: ExtractLimits):
     seen += 1;
     if (seen > MAX_PARTS) over = true;
     if (over || !WANTED[kind](file.name)) return false;
-    // Compression 0 (stored) and 8 (deflate) are what Office writes; anything else fflate refuses.
     declared += file.originalSize;
     if (declared > limits.maxInflatedBytes) over = true;
     return !over;
@@ -65,7 +64,7 @@ function unzipParts(kind: OfficeKind, bytes: Uint8Array, limits: ExtractLimits):
   let parts: Record<string, Uint8Array>;
   try {
     parts = unzipSync(bytes, { filter });
-  } catch (error) {
+  } catch {
     if (over) throw tooLarge(kind, 'inflated_too_large', `its parts decompress to more than ${limits.maxInflatedBytes} bytes`, limits.maxInflatedBytes);
     throw unreadable(kind, 'malformed', 'the zip file is damaged or truncated');
   }
