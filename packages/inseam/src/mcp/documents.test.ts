@@ -2,7 +2,8 @@
  * Documents as text, end to end: a folder host holding small real PDF, DOCX, XLSX, PPTX and HTML
  * files and a hostile corpus beside them, read through the SDK client over the MCP endpoint
  * (text by default, the original with format "bytes") and crawled into the catalog, where
- * keyword search finds words that exist only inside the documents.
+ * keyword search finds words that exist only inside the documents and semantic search (the real
+ * default embedder) finds a PDF by meaning.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -19,6 +20,7 @@ const PDF = pdfOf([['Zanzibar quarterly figures'], ['Page two mentions Quokka']]
 const DOCX = docxOf(['Minutes: Xylophone budget approved', 'Second paragraph', 'Third paragraph']);
 const FILES: Readonly<Record<string, Uint8Array | string>> = {
   'docs/report.pdf': PDF,
+  'docs/trip.pdf': pdfOf([["Low-cost airfare to Portugal's capital: book the budget carrier two months ahead."]]),
   'docs/minutes.docx': DOCX,
   'docs/budget.xlsx': xlsxOf('Plan', [['Marmalade', 42]]),
   'docs/deck.pptx': pptxOf([['Wombat roadmap']]),
@@ -111,5 +113,14 @@ describe('crawling documents into the catalog', () => {
     // Markup and scripts are not indexed.
     expect(await hits('Pangolin')).toEqual([]);
     expect(await hits('Ocelot')).toEqual(['inseam://home/notes/docs/plain.txt']);
+  });
+
+  it('embeds a document\'s text, so semantic search finds a PDF by meaning', async () => {
+    await fixture.platform.vectors.request('home');
+    const question = 'cheap flights to Lisbon';
+    expect((await fixture.platform.search.search(question, { network: 'home', hosts: ['notes'], mode: 'keyword' })).hits).toEqual([]);
+    const page = await fixture.platform.search.search(question, { network: 'home', hosts: ['notes'], mode: 'semantic' });
+    expect(page.hits[0]).toMatchObject({ path: 'docs/trip.pdf', matched: ['semantic'] });
+    expect(page.hits[0]!.passage!.text).toContain("Low-cost airfare to Portugal's capital");
   });
 });
