@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Connector, Entry } from '@inseam/connector';
+import { docxOf, pdfOf } from '../extract/__fixtures__/documents.js';
 import { readContent } from './content.js';
 
 function connector(read: Connector['read']): Connector {
@@ -56,5 +57,28 @@ describe('reading content for the index', () => {
     expect(strings).toEqual({ update: { state: 'error', key: null }, failed: true });
     const notAStream = await readContent(connector(async () => 'text' as unknown as ReadableStream<Uint8Array>), entry, options);
     expect(notAStream.failed).toBe(true);
+  });
+});
+
+describe('reading documents for the index', () => {
+  const big = { ...options, maxBytes: 1024 * 1024, timeoutMs: 20_000 };
+
+  it('indexes the text of a PDF (by type) and of a DOCX (by name), extracted in a worker', async () => {
+    const pdf = pdfOf([['Invoice number 4711']]);
+    const byType = await readContent(connector(async () => stream([pdf])), { path: 'scan', mime: 'application/pdf' }, big);
+    expect(byType.update).toMatchObject({ state: 'indexed', key: 'e:1', bytes: pdf.byteLength });
+    expect(byType.update.state === 'indexed' && byType.update.text).toContain('Invoice number 4711');
+    const byName = await readContent(connector(async () => stream([docxOf(['Minutes of the meeting'])])), { path: 'notes/minutes.docx', mime: 'application/octet-stream' }, big);
+    expect(byName.update).toMatchObject({ state: 'indexed', text: 'Minutes of the meeting' });
+  });
+
+  it('keeps an unreadable document as binary under its key, counted as an error, without stopping', async () => {
+    const truncated = pdfOf([['Hello']]).subarray(0, 100);
+    const result = await readContent(connector(async () => stream([truncated])), { path: 'broken.pdf' }, big);
+    expect(result).toEqual({ update: { state: 'binary', key: 'e:1' }, failed: true });
+    // A PDF over the content limit is not read at all, as any content.
+    let reads = 0;
+    await readContent(connector(async () => (reads++, stream([]))), { path: 'huge.pdf', size: 11 }, options);
+    expect(reads).toBe(0);
   });
 });

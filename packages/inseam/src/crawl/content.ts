@@ -1,9 +1,13 @@
 /**
  * Reading one entry's content for the index: streamed, stopped as soon as it passes the limit,
- * bounded in time, and reduced to UTF-8 text or a reason why there is none.
+ * bounded in time, and reduced to UTF-8 text or a reason why there is none. A document (PDF,
+ * DOCX, XLSX, PPTX, HTML) is indexed by the text an extraction worker finds in it; one that
+ * cannot be read counts as an error of the run and is kept as `binary`, not retried until it
+ * changes.
  */
 import type { Connector, Entry } from '@inseam/connector';
 import { decodeText, isBinaryMime } from '../catalog/index.js';
+import { documentKind, sharedExtractor, type DocumentExtractor, type DocumentKind } from '../extract/index.js';
 import type { ContentUpdate } from '../store/index.js';
 
 export interface ContentReadOptions {
@@ -13,6 +17,8 @@ export interface ContentReadOptions {
   readonly timeoutMs: number;
   /** The validator to record with the content. */
   readonly key: string | null;
+  /** Where documents get their text. Default the process's shared pool. */
+  readonly extractor?: DocumentExtractor;
 }
 
 export interface ContentRead {
@@ -39,7 +45,8 @@ function indexTextSource(connector: Connector): IndexTextSource | undefined {
 /** Never rejects: a failed read becomes `{ state: 'error' }`. */
 export async function readContent(connector: Connector, entry: Entry, options: ContentReadOptions): Promise<ContentRead> {
   const { key } = options;
-  if (isBinaryMime(entry.mime)) return { update: { state: 'binary', key }, failed: false };
+  const kind = documentKind(entry.mime, entry.path);
+  if (kind === null && isBinaryMime(entry.mime)) return { update: { state: 'binary', key }, failed: false };
   if (entry.size !== undefined && entry.size > options.maxBytes) return { update: { state: 'too_large', key }, failed: false };
   const deadline = new Deadline(options.timeoutMs);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -70,6 +77,7 @@ export async function readContent(connector: Connector, entry: Entry, options: C
       }
       chunks.push(value);
     }
+    if (kind !== null) return await documentContent(kind, concat(chunks, total), options.extractor ?? sharedExtractor(), key, deadline);
     const text = decodeText(concat(chunks, total));
     return { update: text === null ? { state: 'binary', key } : { state: 'indexed', key, text, bytes: total }, failed: false };
   } catch {
@@ -77,6 +85,21 @@ export async function readContent(connector: Connector, entry: Entry, options: C
     return { update: { state: 'error', key: null }, failed: true };
   } finally {
     deadline.clear();
+  }
+}
+
+async function documentContent(kind: DocumentKind, bytes: Uint8Array, extractor: DocumentExtractor, key: string | null, deadline: Deadline): Promise<ContentRead> {
+  const stop = new AbortController();
+  try {
+    const { text } = await deadline.race(extractor.extract(kind, bytes, { signal: stop.signal }));
+    return { update: { state: 'indexed', key, text, bytes: bytes.byteLength }, failed: false };
+  } catch (error) {
+    // Out of time may pass (a busy machine); a document that cannot be read stays so until it changes.
+    const code = (error as { code?: unknown }).code;
+    if (code === 'document_unreadable' || code === 'too_large') return { update: { state: 'binary', key }, failed: true };
+    throw error;
+  } finally {
+    stop.abort();
   }
 }
 

@@ -199,6 +199,7 @@ export class Crawler {
       readConcurrency: this.#o.readConcurrency,
       maxContentBytes: scope.limits.maxEntryBytes ?? this.#o.maxContentBytes,
       readTimeoutMs: this.#o.readTimeoutMs,
+      extractor: this.#o.extractor,
     });
     return { hostId, scope, ordering: new Ordering(target.description), preparer, excluded: excludeMatcher(target.sync?.exclude ?? []) };
   }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+import type { DocumentExtractor } from '../extract/index.js';
 import type { CatalogStore, HostRef, SyncHistoryStore } from '../store/index.js';
 import { newOwner } from './owner.js';
 
@@ -15,8 +16,10 @@ export interface CrawlerOptions {
   readonly readConcurrency?: number;
   /** Content larger than this is not indexed when the scope sets no `maxEntryBytes`. Default 8 MiB. */
   readonly maxContentBytes?: number;
-  /** One content read, start to end. Default 120 s. */
+  /** One content read, start to end (a document's text extraction included). Default 120 s. */
   readonly readTimeoutMs?: number;
+  /** Where documents (PDF, DOCX, XLSX, PPTX, HTML) get their text. Default the process's shared extraction pool. */
+  readonly extractor?: DocumentExtractor;
   /** A run whose owner's heartbeat is older than this may be taken over (owners on other machines). Default 30 s. */
   readonly leaseMs?: number;
   /** How far an incremental sync steps back from a datetime watermark. Default 1 s. */
@@ -46,6 +49,7 @@ export interface ResolvedCrawlerOptions {
   readonly readConcurrency: number;
   readonly maxContentBytes: number;
   readonly readTimeoutMs: number;
+  readonly extractor: DocumentExtractor | undefined;
   readonly leaseMs: number;
   readonly overlapMs: number;
   readonly sweepBatch: number;
@@ -74,6 +78,7 @@ export function resolveOptions(options: CrawlerOptions): ResolvedCrawlerOptions 
     readConcurrency: positive('readConcurrency', options.readConcurrency, 8),
     maxContentBytes: positive('maxContentBytes', options.maxContentBytes, 8 * MiB),
     readTimeoutMs: positive('readTimeoutMs', options.readTimeoutMs, 120_000),
+    extractor: options.extractor,
     leaseMs: positive('leaseMs', options.leaseMs, 30_000),
     overlapMs: options.overlapMs === 0 ? 0 : positive('overlapMs', options.overlapMs, 1000),
     sweepBatch: positive('sweepBatch', options.sweepBatch, 1000),

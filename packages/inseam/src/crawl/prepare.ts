@@ -5,6 +5,7 @@
  */
 import type { Connector, Entry } from '@inseam/connector';
 import { EntryEncoder, contentKey } from '../catalog/index.js';
+import type { DocumentExtractor } from '../extract/index.js';
 import type { CatalogStore, ContentUpdate, EntryDecision, EntryPut, EntryState } from '../store/index.js';
 import { readContent } from './content.js';
 
@@ -31,6 +32,7 @@ export interface PrepareOptions {
   readonly readConcurrency: number;
   readonly maxContentBytes: number;
   readonly readTimeoutMs: number;
+  readonly extractor?: DocumentExtractor | undefined;
 }
 
 export class EntryPreparer {
@@ -98,7 +100,12 @@ export class EntryPreparer {
     let contentBytes = 0;
     let textLength = 0;
     await runPool(reads, this.#options.readConcurrency, async ({ index, entry, key }) => {
-      const { update, failed } = await readContent(this.#connector, entry, { maxBytes: this.#options.maxContentBytes, timeoutMs: this.#options.readTimeoutMs, key });
+      const { update, failed } = await readContent(this.#connector, entry, {
+        maxBytes: this.#options.maxContentBytes,
+        timeoutMs: this.#options.readTimeoutMs,
+        key,
+        ...(this.#options.extractor === undefined ? {} : { extractor: this.#options.extractor }),
+      });
       puts[index] = { ...puts[index]!, content: update };
       if (failed) errors += 1;
       if (update.state === 'indexed') {

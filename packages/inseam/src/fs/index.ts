@@ -2,6 +2,8 @@ export { FsService, DEFAULT_READ_BYTES, MAX_READ_BYTES, DEFAULT_PROBE_TTL_MS, DE
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, DEFAULT_NAMES_LIST_LIMIT, MAX_NAMES_LIST_LIMIT } from './input.js';
 export type { FsServiceOptions } from './service.js';
 export type { FsPlatform } from './access.js';
+export { readDocumentText, addressName } from './document-text.js';
+export type { DocumentTextPage, DocumentTextRequest } from './document-text.js';
 export { renderRuntimeStack } from './runtime-stack.js';
 export type { PackageOverview } from './runtime-stack.js';
 export { checkPermissionTree, compilePermissions, rightsAt, unionBaselines, withWrites, allowsChanges, PERMISSION_RIGHTS, NO_RIGHTS } from './permissions.js';

@@ -54,6 +54,7 @@ export const HTTP_STATUS: Readonly<Record<WireCode, number>> = Object.freeze({
   description_invalid: 400,
   scope_invalid: 400,
   store_damaged: 503,
+  document_unreadable: 422,
   unauthenticated: 401,
   unsupported_media_type: 415,
   internal: 500,

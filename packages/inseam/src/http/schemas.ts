@@ -222,6 +222,23 @@ export const fsReadResult: JsonSchema = object(
   ['address', 'mime', 'size', 'encoding', 'content', 'offset', 'length', 'source'],
 );
 
+export const documentTextPage: JsonSchema = object(
+  {
+    address: str,
+    mime: str,
+    size: int,
+    etag: str,
+    format: { type: 'string', enum: ['text'] },
+    extractedFrom: { type: 'string', enum: ['pdf', 'docx', 'xlsx', 'pptx', 'html'] },
+    text: str,
+    lines: object({ start: int, count: int, total: int, next: int }, ['start', 'count', 'total']),
+    done: bool,
+    truncated: bool,
+    source: contentSource,
+  },
+  ['address', 'mime', 'format', 'extractedFrom', 'text', 'lines', 'done', 'source'],
+);
+
 export const searchPage: JsonSchema = object(
   {
     hits: array(

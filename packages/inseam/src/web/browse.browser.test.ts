@@ -1,12 +1,13 @@
 /**
- * Browsing in Chromium: the file tree by mouse and keyboard, an entry's details, text and image
- * previews, downloads fetched in byte ranges (and a range of one's own), and search over the
+ * Browsing in Chromium: the file tree by mouse and keyboard, an entry's details, text, image and
+ * document (PDF, DOCX) previews, downloads fetched in byte ranges (and a range of one's own), and search over the
  * synced content.
  */
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docxOf, pdfOf } from '../extract/__fixtures__/documents.js';
 import { BROWSER_TEST_MS, bandsPng, eventually, focused, go, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, WEB_FILES, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
 
 /** Larger than two download pieces (4 MiB each), so a download takes three ranged requests. */
@@ -22,6 +23,9 @@ beforeAll(async () => {
   big = Buffer.alloc(BIG_BYTES);
   for (let index = 0; index < BIG_BYTES; index += 1) big[index] = (index * 31 + (index >> 12)) & 0xff;
   await writeFile(`${server.folder}/data/archive.bin`, big);
+  await writeFile(`${server.folder}/data/report.pdf`, pdfOf([['Zebra census totals'], ['Counted in spring']]));
+  await writeFile(`${server.folder}/data/minutes.docx`, docxOf(['Minutes of the budget committee']));
+  await writeFile(`${server.folder}/data/broken.pdf`, pdfOf([['Hello']]).subarray(0, 200));
 });
 
 afterAll(async () => {
@@ -110,6 +114,27 @@ describe('the file tree', () => {
     await go(page, '#/browse/files/data/archive.bin');
     await eventually(() => page.locator('.preview').textContent()).toContain('No preview for application/octet-stream');
     expectClean(watched);
+  }, BROWSER_TEST_MS);
+});
+
+describe('document previews', () => {
+  it('previews a PDF and a DOCX as their text, and says why a damaged one has none', async () => {
+    const watched = await open();
+    const { page } = watched;
+    await go(page, '#/browse/files/data/report.pdf');
+    const entry = page.locator('article.entry:not(.folder)');
+    await eventually(() => entry.locator('.code .text').textContent()).toMatch(/Zebra census totals[\s\S]*Counted in spring/u);
+    expect(await page.locator('.preview').textContent()).toContain('The text in this document');
+    expect(watched.requests.some((request) => request.url.startsWith('/v1/fs/text?address=inseam%3A%2F%2Fhome%2Ffiles%2Fdata%2Freport.pdf'))).toBe(true);
+    await screenshot(page, 'browse-document');
+
+    await go(page, '#/browse/files/data/minutes.docx');
+    await eventually(() => page.locator('article.entry:not(.folder) .code .text').textContent()).toBe('Minutes of the budget committee');
+
+    await go(page, '#/browse/files/data/broken.pdf');
+    await eventually(() => page.locator('.preview').textContent()).toContain('could not be read as text');
+    expect(watched.errors, 'page errors').toEqual([]);
+    expect(watched.outside, 'requests outside the server').toEqual([]);
   }, BROWSER_TEST_MS);
 });
 

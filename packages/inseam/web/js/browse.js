@@ -19,6 +19,16 @@ function isTextual(mime) {
   return typeof mime === 'string' && TEXT_TYPES.test(mime);
 }
 
+const DOCUMENT_TYPES = /^application\/(pdf|vnd\.openxmlformats-officedocument\.(wordprocessingml\.document|spreadsheetml\.sheet|presentationml\.presentation))$/;
+const DOCUMENT_NAMES = /\.(pdf|docx|xlsx|pptx)$/i;
+
+/** A document the server shows as its extracted text (docs/search.md "Documents as text"); HTML previews as its source. */
+function isDocument(entry) {
+  if (typeof entry.mime === 'string' && DOCUMENT_TYPES.test(entry.mime)) return true;
+  const generic = entry.mime === undefined || entry.mime === 'application/octet-stream' || entry.mime === 'application/zip';
+  return generic && DOCUMENT_NAMES.test(entry.name);
+}
+
 function isImage(mime) {
   return typeof mime === 'string' && /^image\/(png|jpe?g|gif|webp|avif|bmp|svg\+xml|x-icon|vnd\.microsoft\.icon)$/.test(mime);
 }
@@ -465,6 +475,15 @@ export function browseView(ctx, params) {
           objectUrls.push(url);
           fill(h('div', { class: 'image-frame' }, h('img', { src: url, alt: `Preview of ${entry.name}` })));
           return;
+        }
+        if (isDocument(entry)) {
+          const text = await api.get(`/v1/fs/text${query({ address: entry.address, maxBytes: PREVIEW_TEXT_BYTES })}`);
+          const lines = text.text === '' ? [] : text.text.split('\n');
+          const cut = text.lines.next !== undefined || text.truncated === true;
+          return fill(
+            h('p', { class: 'muted small', text: `The text in this document${cut ? `: the first ${count(text.lines.count)} of ${count(text.lines.total)} lines` : ''}; download it for the original.` }),
+            h('div', { class: 'code' }, h('pre', { class: 'gutter', 'aria-hidden': 'true', text: lines.map((_, index) => index + 1).join('\n') }), h('pre', { class: 'text', tabindex: '0', 'aria-label': `Text of ${entry.name}` }, h('code', { text: lines.join('\n') }))),
+          );
         }
         if (!isTextual(entry.mime)) return fill(h('p', { class: 'muted', text: `No preview for ${entry.mime ?? 'this type'}; download it to open it.` }));
         const page = await api.get(`/v1/fs/page${query({ address: entry.address, offset: 0, length: PREVIEW_TEXT_BYTES })}`);

@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'description_invalid',
   'scope_invalid',
   'store_damaged',
+  'document_unreadable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -378,6 +379,17 @@ export class StoreDamagedError extends ConnectorError {
   }
 }
 
+/**
+ * A document's text could not be extracted: it is not the type it claims (`details.reason`
+ * `wrong_type`), it is damaged or truncated (`malformed`), encrypted (`encrypted`), or the
+ * extractor broke down on it (`crashed`). Only that document is affected; its bytes stay readable.
+ */
+export class DocumentUnreadableError extends ConnectorError {
+  constructor(message = 'The document could not be read as text.', options?: ConnectorErrorOptions) {
+    super('document_unreadable', message, options);
+  }
+}
+
 /** Every concrete class with the code it carries, so docs and tests can enumerate them. */
 export const ERROR_CLASSES = {
   not_found: NotFoundError,
@@ -411,4 +423,5 @@ export const ERROR_CLASSES = {
   description_invalid: DescriptionValidationError,
   scope_invalid: ScopeValidationError,
   store_damaged: StoreDamagedError,
+  document_unreadable: DocumentUnreadableError,
 } as const satisfies Record<ErrorCode, abstract new (...args: never[]) => ConnectorError>;

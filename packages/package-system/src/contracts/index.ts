@@ -110,5 +110,6 @@ export {
   DescriptionValidationError,
   ScopeValidationError,
   StoreDamagedError,
+  DocumentUnreadableError,
 } from './errors.js';
 export type { ErrorCode, ErrorDetails, ConnectorErrorOptions, ManifestIssue } from './errors.js';

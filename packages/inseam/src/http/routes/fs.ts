@@ -4,12 +4,12 @@
  */
 import { hasErrorCode, PreconditionFailedError } from '@neuralis/package-system/contracts';
 import { parseAddress } from '../../address/index.js';
-import { DEFAULT_NAMES_LIST_LIMIT, MAX_LIST_LIMIT, MAX_NAMES_LIST_LIMIT } from '../../fs/index.js';
+import { DEFAULT_NAMES_LIST_LIMIT, DEFAULT_READ_BYTES, MAX_LIST_LIMIT, MAX_NAMES_LIST_LIMIT, readDocumentText } from '../../fs/index.js';
 import { readBody } from '../body.js';
 import { HttpError } from '../errors.js';
 import { formatEtag, noneMatchHits, parseIfMatch, parseIfNoneMatchWrite, parseRange } from '../headers.js';
 import type { Call, JsonSchema, RouteSpec } from '../route.js';
-import { address, addressQuery, errorSchema, fsEntry, fsListPage, fsReadResult, fsStat, searchPage } from '../schemas.js';
+import { address, addressQuery, documentTextPage, errorSchema, fsEntry, fsListPage, fsReadResult, fsStat, searchPage } from '../schemas.js';
 
 const TAG = 'files';
 
@@ -164,6 +164,32 @@ export const fsRoutes: readonly RouteSpec[] = [
         ...(q.offset === undefined ? {} : { range: { offset: q.offset, ...(q.length === undefined ? {} : { length: q.length }) } }),
         ...(q.line === undefined ? {} : { lines: { start: q.line, ...(q.lines === undefined ? {} : { count: q.lines }) } }),
         ...(q.maxBytes === undefined ? {} : { maxBytes: q.maxBytes }),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/fs/text',
+    operationId: 'readDocumentText',
+    action: 'fs.read',
+    summary: 'Read a document (PDF, DOCX, XLSX, PPTX, HTML) as its extracted text',
+    description:
+      'The text in a document, paged by lines within `maxBytes` (default 256 KiB): `lines.next` is the `line` to ask for next, absent on the last page. The type comes from the object\'s media type, or its extension when that is generic. A document that cannot be read is 422 `document_unreadable` (`details.reason`: `malformed`, `wrong_type`, `encrypted`, `crashed`), one over an extraction limit 413 `too_large`, a slow one 504 `timeout`; its bytes stay readable with `GET /v1/fs/read`. Needs `read`.',
+    tag: TAG,
+    querystring: withAddress({
+      line: { type: 'integer', minimum: 1, description: 'First line, 1-based.' },
+      lines: { type: 'integer', minimum: 1, description: 'Lines wanted from line.' },
+      maxBytes: { type: 'integer', minimum: 1, maximum: 8 * 1024 * 1024 },
+    }),
+    responses: { 200: { description: 'One page of the text.', schema: documentTextPage } },
+    handler: async (call) => {
+      const q = query<{ address: string; line?: number; lines?: number; maxBytes?: number }>(call);
+      if (q.lines !== undefined && q.line === undefined) throw new HttpError('invalid_argument', '`lines` goes with `line`.', { details: { argument: 'lines' } });
+      return readDocumentText(call.services.fs, await callerFor(call, q.address), q.address, {
+        maxBytes: q.maxBytes ?? DEFAULT_READ_BYTES,
+        ...(q.line === undefined ? {} : { lineStart: q.line }),
+        ...(q.lines === undefined ? {} : { lineCount: q.lines }),
+        bytesHint: 'Download its original bytes with GET /v1/fs/read.',
       });
     },
   },

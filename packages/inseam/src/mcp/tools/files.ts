@@ -7,12 +7,14 @@
 import { z } from 'zod';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller, FsEntry, FsHost, FsListPage, FsReadOptions, FsService } from '../../fs/index.js';
-import { DEFAULT_READ_BYTES, MAX_NAMES_LIST_LIMIT } from '../../fs/index.js';
+import type { Caller, FsEntry, FsHost, FsListPage, FsReadOptions, FsReadResult, FsService } from '../../fs/index.js';
+import { DEFAULT_READ_BYTES, MAX_NAMES_LIST_LIMIT, addressName, readDocumentText } from '../../fs/index.js';
+import { documentKind, type DocumentKind } from '../../extract/index.js';
 import { WHERE_OPERATORS, describeWhere, type WhereDimensions } from '../../search/index.js';
 import { toolErrorBody } from '../errors.js';
 import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
 import { readSummary, readToolResult } from '../read-content.js';
+import { BYTES_HINT, documentToolResult } from '../read-document.js';
 import { editTool } from './edit.js';
 import { MCP_MAX_READ_BYTES, addressInput as address } from './inputs.js';
 import { findTool, treeTool } from './walk.js';
@@ -137,13 +139,19 @@ const readInput = z.object({
   lineCount: z.number().int().min(1).optional().describe('Lines wanted from lineStart; default as many as fit in maxBytes.'),
   head: z.number().int().min(1).optional().describe('The first N lines, for text (as lineStart 1, lineCount N).'),
   tail: z.number().int().min(1).optional().describe('The last N lines, for text, as many of them as fit in maxBytes.'),
+  format: z
+    .enum(['text', 'bytes'])
+    .optional()
+    .describe(
+      'text: a PDF, DOCX, XLSX or PPTX (or an HTML page) as its extracted text, paged by lineStart/lineCount (or head) — the default for PDF, DOCX, XLSX and PPTX unless offset or length is given; HTML is read as its source unless format is "text". bytes: the object as stored.',
+    ),
   maxBytes: z.number().int().min(1).max(MCP_MAX_READ_BYTES).optional().describe(`Per-message cap in bytes (default ${DEFAULT_READ_BYTES}, at most ${MCP_MAX_READ_BYTES}).`),
 });
 
 type ReadInput = z.infer<typeof readInput>;
 
 /** How one object is read: the service's options, or the last lines (which the service has no range for). */
-type ReadPlan = { readonly options: FsReadOptions; readonly tail?: number };
+type ReadPlan = { readonly options: FsReadOptions; readonly tail?: number; readonly format?: 'text' | 'bytes' };
 
 function readPlan(args: ReadInput): ReadPlan {
   const given = [
@@ -155,22 +163,66 @@ function readPlan(args: ReadInput): ReadPlan {
   if (given.length > 1) throw new InvalidArgumentError(`Give one way to choose what to read, not ${given.join(' and ')}.`, { details: { argument: args.tail !== undefined ? 'tail' : args.head !== undefined ? 'head' : 'lineStart' } });
   if (args.lineCount !== undefined && args.lineStart === undefined) throw new InvalidArgumentError('lineCount needs lineStart.', { details: { argument: 'lineStart' } });
   const cap = args.maxBytes === undefined ? {} : { maxBytes: args.maxBytes };
-  if (args.tail !== undefined) return { options: cap, tail: args.tail };
-  if (args.head !== undefined) return { options: { lines: { start: 1, count: args.head }, ...cap } };
-  if (args.lineStart !== undefined) return { options: { lines: { start: args.lineStart, ...(args.lineCount === undefined ? {} : { count: args.lineCount }) }, ...cap } };
-  if (args.offset !== undefined || args.length !== undefined) return { options: { range: { offset: args.offset ?? 0, ...(args.length === undefined ? {} : { length: args.length }) }, ...cap } };
-  return { options: cap };
+  const format = args.format === undefined ? {} : { format: args.format };
+  if (args.format === 'text' && (args.offset !== undefined || args.length !== undefined || args.tail !== undefined)) {
+    throw new InvalidArgumentError('format "text" pages a document\'s text by lines (lineStart, lineCount, head); a byte range or tail reads the object as stored — give format "bytes" or drop the range.', { details: { argument: 'format' } });
+  }
+  if (args.tail !== undefined) return { options: cap, tail: args.tail, ...format };
+  if (args.head !== undefined) return { options: { lines: { start: 1, count: args.head }, ...cap }, ...format };
+  if (args.lineStart !== undefined) return { options: { lines: { start: args.lineStart, ...(args.lineCount === undefined ? {} : { count: args.lineCount }) }, ...cap }, ...format };
+  if (args.offset !== undefined || args.length !== undefined) return { options: { range: { offset: args.offset ?? 0, ...(args.length === undefined ? {} : { length: args.length }) }, ...cap }, ...format };
+  return { options: cap, ...format };
 }
 
-async function readOne(fs: FsService, caller: Caller, target: string, plan: ReadPlan): Promise<CallToolResult> {
-  const { options } = plan;
+interface Reader {
+  readonly fs: FsService;
+  readonly caller: Caller;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * One object: a PDF, DOCX, XLSX or PPTX as its extracted text unless bytes were asked for (HTML
+ * only with format "text"), anything else as the service reads it.
+ */
+async function readOne(reader: Reader, target: string, plan: ReadPlan): Promise<CallToolResult> {
+  const { fs, caller, signal } = reader;
+  const { options, format } = plan;
   if (plan.tail !== undefined) return readTail(fs, caller, target, plan.tail, options.maxBytes ?? DEFAULT_READ_BYTES);
+  const wantsText = format === 'text' || (format === undefined && options.range === undefined);
+  const asText = (kind: DocumentKind | null): kind is DocumentKind => wantsText && kind !== null && (kind !== 'html' || format === 'text');
+  const documentText = async (kind: DocumentKind): Promise<CallToolResult> =>
+    documentToolResult(
+      await readDocumentText(fs, caller, target, {
+        kind,
+        maxBytes: options.maxBytes ?? DEFAULT_READ_BYTES,
+        ...(options.lines === undefined ? {} : { lineStart: options.lines.start, ...(options.lines.count === undefined ? {} : { lineCount: options.lines.count }) }),
+        signal,
+        bytesHint: BYTES_HINT,
+      }),
+    );
+  // By name first, which costs no read; a name that lies about the type is read as usual.
+  const named = documentKind('', addressName(target));
+  if (asText(named)) {
+    try {
+      return await documentText(named);
+    } catch (error) {
+      const { code, details } = error as { code?: unknown; details?: { reason?: unknown } };
+      if (format === 'text' || code !== 'document_unreadable' || details?.reason !== 'wrong_type') throw error;
+    }
+  }
+  const result = await plainRead(fs, caller, target, options);
+  const typed = documentKind(result.mime, '');
+  if (typed !== named && asText(typed) && !(result.encoding === 'text' && format !== 'text')) return documentText(typed);
+  return readToolResult(result);
+}
+
+async function plainRead(fs: FsService, caller: Caller, target: string, options: FsReadOptions): Promise<FsReadResult> {
   try {
-    return readToolResult(await fs.read(caller, target, options));
+    return await fs.read(caller, target, options);
   } catch (error) {
     // A whole read of text over the cap: hand the agent the first page rather than a refusal.
     if (options.range === undefined && options.lines === undefined && (error as { code?: unknown }).code === 'too_large') {
-      return readToolResult(await fs.read(caller, target, { ...options, range: { offset: 0 } }));
+      return fs.read(caller, target, { ...options, range: { offset: 0 } });
     }
     throw error;
   }
@@ -197,13 +249,13 @@ async function readTail(fs: FsService, caller: Caller, target: string, count: nu
 }
 
 /** Several reads in one answer: each object's blocks after a line naming it, and its summary or error in `results`. */
-async function readMany(fs: FsService, caller: Caller, addresses: readonly string[], plan: ReadPlan): Promise<CallToolResult> {
+async function readMany(reader: Reader, addresses: readonly string[], plan: ReadPlan): Promise<CallToolResult> {
   const share = Math.max(1, Math.floor(MCP_MAX_READ_BYTES / addresses.length));
   const capped: ReadPlan = { ...plan, options: { ...plan.options, maxBytes: Math.min(plan.options.maxBytes ?? DEFAULT_READ_BYTES, share) } };
   const answers = await Promise.all(
     addresses.map(async (target) => {
       try {
-        return { target, result: await readOne(fs, caller, target, capped) };
+        return { target, result: await readOne(reader, target, capped) };
       } catch (error) {
         return { target, error: toolErrorBody(error) };
       }
@@ -231,17 +283,17 @@ const readTool: HostedTool = {
   action: 'fs.read',
   title: 'Read objects',
   description:
-    'Reads one page of an object: text as text, images as images when this client declared it can show them, other bytes as an embedded resource; objects too large for one message come back as a resource link. ' +
+    'Reads one page of an object: text as text, images as images when this client declared it can show them, PDF, DOCX, XLSX and PPTX documents as their extracted text (paged by lines; format "bytes" for the original), other bytes as an embedded resource; objects too large for one message come back as a resource link. ' +
     'The answer says size, etag, nextOffset and done: call again with offset = nextOffset until done is true. Without offset, length or lines a large text object starts at its first page. ' +
     'head / tail read the first / last N lines. With addresses, several objects are read in one call, each answered on its own (structuredContent.results, an error per object that failed).',
   inputSchema: readInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async call(args: ReadInput, { caller, fs }: HostedToolContext): Promise<CallToolResult> {
+  async call(args: ReadInput, { caller, fs, signal }: HostedToolContext): Promise<CallToolResult> {
     if ((args.address === undefined) === (args.addresses === undefined)) {
       throw new InvalidArgumentError('Give address (one object) or addresses (several), not both or neither.', { details: { argument: 'address' } });
     }
     const plan = readPlan(args);
-    return args.addresses === undefined ? readOne(fs, caller, args.address!, plan) : readMany(fs, caller, args.addresses, plan);
+    return args.addresses === undefined ? readOne({ fs, caller, signal }, args.address!, plan) : readMany({ fs, caller, signal }, args.addresses, plan);
   },
 };
 
