@@ -24,9 +24,11 @@
  * server) ends the run with that error and leaves every entry as it was: pending, not failed.
  */
 import type { Embedder } from '@inseam/connector-vector';
-import { chunkText, embedAll, isZeroVector, parseVectorConfig } from '@inseam/connector-vector';
 import { hasErrorCode, isConnectorError } from '@neuralis/package-system/contracts';
 import type { HostRecord, PendingEntry, Store } from '../store/index.js';
+
+/** The vector package's helpers, imported with the first run: a process that never embeds never loads them. */
+type VectorPackage = typeof import('@inseam/connector-vector');
 
 export interface VectorIndexerOptions {
   readonly store: Pick<Store, 'hosts' | 'catalog' | 'vectors'>;
@@ -132,7 +134,8 @@ export class VectorIndexer {
     const host = await vectorHostOf(store, network);
     const tally = { network, model: null as string | null, indexed: 0, failed: 0, changed: 0, chunks: 0, stopped: false };
     if (host === null) return tally;
-    const settings = parseVectorConfig(host.config);
+    const vector = await import('@inseam/connector-vector');
+    const settings = vector.parseVectorConfig(host.config);
     const embedder = await untilAborted(this.#o.embedderOf(host), options.signal);
     if (embedder === undefined) return { ...tally, stopped: true };
     tally.model = embedder.model;
@@ -160,21 +163,21 @@ export class VectorIndexer {
           tally.changed += 1;
           continue;
         }
-        const chunks = chunkText(text, chunking);
+        const chunks = vector.chunkText(text, chunking);
         prepared.push({ entry, spans: chunks.map(({ start, end }) => ({ start, end })), texts: chunks.map(({ start, end }) => text.slice(start, end)) });
       }
-      const vectors = await this.#embedPage(embedder, prepared, options.signal);
+      const vectors = await this.#embedPage(vector, embedder, prepared, options.signal);
       for (let index = 0; index < prepared.length; index++) {
         const item = prepared[index]!;
         const outcome = vectors[index]!;
-        await this.#write(embedder.model, item, outcome, tally);
+        await this.#write(vector, embedder.model, item, outcome, tally);
       }
       options.onPage?.({ indexed: tally.indexed, failed: tally.failed });
     }
   }
 
   /** One vector list per entry, or the error that entry's embedding failed with. */
-  async #embedPage(embedder: Embedder, prepared: readonly Prepared[], signal: AbortSignal | undefined): Promise<(Float32Array[] | unknown)[]> {
+  async #embedPage({ embedAll }: VectorPackage, embedder: Embedder, prepared: readonly Prepared[], signal: AbortSignal | undefined): Promise<(Float32Array[] | unknown)[]> {
     const options = signal === undefined ? {} : { signal };
     const texts = prepared.flatMap((item) => item.texts);
     try {
@@ -198,7 +201,7 @@ export class VectorIndexer {
     return outcomes;
   }
 
-  async #write(model: string, item: Prepared, outcome: Float32Array[] | unknown, tally: { indexed: number; failed: number; changed: number; chunks: number }): Promise<void> {
+  async #write({ isZeroVector }: VectorPackage, model: string, item: Prepared, outcome: Float32Array[] | unknown, tally: { indexed: number; failed: number; changed: number; chunks: number }): Promise<void> {
     const { store } = this.#o;
     const expect = { contentKey: item.entry.contentKey, updatedAt: item.entry.updatedAt };
     try {
