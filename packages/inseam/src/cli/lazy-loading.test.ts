@@ -30,6 +30,13 @@ const SERVER_PACKAGES = ['fastify', 'pg', 'pg-boss', '@modelcontextprotocol/sdk'
  */
 const SERVER_MODULES = ['http/server.ts', 'http/routes/', 'mcp/', 'queue/queue.ts', 'queue/worker.ts', 'queue/database.ts', 'trial/run.ts', 'web/'];
 
+/**
+ * The connectors an fs host does not use, and their clients: the built-in packages load lazily
+ * (platform/packages.ts), so a command imports only the kinds it binds.
+ */
+const UNUSED_CONNECTORS = ['imap', 'machine', 'vector', 'bucket'];
+const UNUSED_CLIENTS = ['imapflow', 'mailparser', 'ssh2', 'ssh2-streams', '@aws-crypto/sha256-js', '@smithy/signature-v4'];
+
 interface Traced {
   readonly code: number | null;
   readonly stdout: string;
@@ -73,6 +80,15 @@ function packagesOf(loaded: readonly string[]): Set<string> {
     names.add(parts[1]!.startsWith('@') ? `${parts[1]}/${parts[2]}` : parts[1]!);
   }
   return names;
+}
+
+function expectOnlyFsConnector(run: Traced): void {
+  const packages = packagesOf(run.loaded);
+  for (const name of UNUSED_CLIENTS) expect(packages.has(name), `${name} was loaded`).toBe(false);
+  for (const kind of UNUSED_CONNECTORS) {
+    expect(run.loaded.filter((path) => path.includes(`/connectors/${kind}/`) || path.includes(`@inseam/connector-${kind}/`)), `the ${kind} connector was loaded`).toEqual([]);
+  }
+  expect(run.loaded.some((path) => path.includes('/connectors/fs/') || path.includes('@inseam/connector-fs/'))).toBe(true);
 }
 
 function expectNoServer(run: Traced): void {
@@ -130,21 +146,24 @@ describe('what a command loads', () => {
     for (const name of ['up', 'ls', 'stat', 'cat', 'crawl', 'search', 'host', 'token', 'mcp', 'worker']) expect(top.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 
-  it('ls, stat and cat on the embedded store answer without the server, the queue, PostgreSQL, MCP or the sandbox', async () => {
+  it('ls, stat and cat on the embedded store answer without the server, the queue, PostgreSQL, MCP, the sandbox or any connector but fs', async () => {
     const ls = await traced(['--data', dataDir, 'ls', '--json', 'inseam://home/files/']);
     expect(ls.code, ls.stderr).toBe(0);
     expect((JSON.parse(ls.stdout) as { name: string }[]).map((entry) => entry.name).sort()).toEqual(['a.txt', 'docs']);
     expectNoServer(ls);
+    expectOnlyFsConnector(ls);
 
     const stat = await traced(['--data', dataDir, 'stat', '--json', 'files://a.txt']);
     expect(stat.code, stat.stderr).toBe(0);
     expect(JSON.parse(stat.stdout)).toMatchObject({ address: 'inseam://home/files/a.txt', type: 'file', size: 6 });
     expectNoServer(stat);
+    expectOnlyFsConnector(stat);
 
     const cat = await traced(['--data', dataDir, 'cat', 'files://a.txt']);
     expect(cat.code, cat.stderr).toBe(0);
     expect(cat.stdout).toBe('alpha\n');
     expectNoServer(cat);
+    expectOnlyFsConnector(cat);
   });
 
   it('tree, which walks through the filesystem service, loads nothing of the server either', async () => {

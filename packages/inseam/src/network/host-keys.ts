@@ -7,8 +7,12 @@
  * not pinned by mistake.
  */
 import { InvalidArgumentError, PreconditionFailedError } from '@neuralis/package-system/contracts';
-import { scanHostKey } from '@inseam/connector-machine';
 import type { HostRecord } from '../store/index.js';
+
+/** The SSH client loads with the first scan, not with the network service. */
+async function scanHostKey(target: { host: string; port: number; username: string }): Promise<string> {
+  return (await import('@inseam/connector-machine')).scanHostKey(target);
+}
 
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
 
@@ -21,7 +25,7 @@ function machineTarget(record: HostRecord): { host: string; port: number; userna
 }
 
 /** The fingerprint the machine presents now. Throws `invalid_argument` (not a machine), `unavailable`. */
-export function presentedHostKey(record: HostRecord): Promise<string> {
+export async function presentedHostKey(record: HostRecord): Promise<string> {
   return scanHostKey(machineTarget(record));
 }
 

@@ -28,13 +28,15 @@
  * is opened, never stored, so a data directory can move; a config that sets it is refused.
  * `local` roots resolve under the network's project root; `${appRoot}` is the inseam install
  * folder (or INSEAM_APP_ROOT, which the loader-run `local` factory reads).
+ *
+ * Loading. Each connector package is imported when a host of its kind is first described, opened
+ * or bound, never when the kinds are set up (the loader loads the built-in packages lazily too), so
+ * a command pays only for the kinds it touches: `inseam ls` of a folder loads no IMAP, SSH, S3 or
+ * embedding code.
  */
 import type { AuthSpec, Connector, Description, EgressPort } from '@inseam/connector';
-import { createBucketHost, createBucketPort } from '@inseam/connector-bucket';
-import { createFsHost, describeFolder } from '@inseam/connector-fs';
 import type { ImapCredentialSource, ImapHost } from '@inseam/connector-imap';
-import { createLocalHost } from '@inseam/connector-local';
-import { createEmbedder, createVectorPort, embedderAuth, parseVectorConfig, type Embedder, type VectorAccess, type VectorIndex } from '@inseam/connector-vector';
+import type { Embedder, VectorAccess, VectorIndex } from '@inseam/connector-vector';
 import {
   ConnectorFailedError,
   InvalidConfigError,
@@ -344,10 +346,12 @@ export class HostKinds {
     if (host.kind !== 'vector') return Promise.reject(new InvalidConfigError(`Host "${host.slug}" is of kind "${host.kind}", not "vector"; only vector hosts name an embedder.`));
     const cached = this.#embedders.get(key(host));
     if (cached !== undefined && cached.version === versionOf(host)) return cached.embedder;
-    const settings = parseVectorConfig(host.config).embedder;
-    const embedder = createEmbedder(settings, {
-      egress: () => this.#egress(host, embedderAuth(settings), 'return'),
-      ...(this.#o.embeddingsCacheDir === undefined ? {} : { cacheDir: this.#o.embeddingsCacheDir }),
+    const embedder = import('@inseam/connector-vector').then((vector) => {
+      const settings = vector.parseVectorConfig(host.config).embedder;
+      return vector.createEmbedder(settings, {
+        egress: () => this.#egress(host, vector.embedderAuth(settings), 'return'),
+        ...(this.#o.embeddingsCacheDir === undefined ? {} : { cacheDir: this.#o.embeddingsCacheDir }),
+      });
     });
     this.#embedders.set(key(host), { version: versionOf(host), embedder });
     // A failed start (an unconvertible table, say) is tried again next time.
@@ -461,10 +465,11 @@ export class HostKinds {
     const packageId = this.#packageOf(kind);
     return {
       openConfig: (host) => host.config,
-      describe: async () => describeFolder(kind),
+      describe: async () => (await import('@inseam/connector-fs')).describeFolder(kind),
       openHost: async (host) => {
         const context = this.#factoryContext(host, packageId);
-        return kind === 'fs' ? createFsHost(context) : createLocalHost(context, { appRoot: this.#o.appRoot });
+        if (kind === 'fs') return (await import('@inseam/connector-fs')).createFsHost(context);
+        return (await import('@inseam/connector-local')).createLocalHost(context, { appRoot: this.#o.appRoot });
       },
       portRuntime: () => this.#o.loader.connectors.runtimeOf(kind),
     };
@@ -482,11 +487,13 @@ export class HostKinds {
       return { ...host.config, path: this.#o.paths.padDir(host.network) };
     };
     const remote = (host: HostDraft): boolean => host.config['provider'] !== 'pad';
-    const describe = async (host: HostDraft): Promise<Description> => (await createBucketHost(openConfig(host), { egress: UNBOUND_EGRESS })).describe();
+    const load = () => import('@inseam/connector-bucket');
+    const describe = async (host: HostDraft): Promise<Description> => (await (await load()).createBucketHost(openConfig(host), { egress: UNBOUND_EGRESS })).describe();
     return {
       openConfig,
       describe,
       openHost: async (host) => {
+        const { createBucketHost } = await load();
         if (!remote(host)) return createBucketHost(openConfig(host));
         // The gate is bound to what the host declares, which needs the host first.
         const egress = lazyEgress();
@@ -506,6 +513,7 @@ export class HostKinds {
             const egress = remote(host) ? this.#egress(host, (await describe(host)).auth, 'return') : UNBOUND_EGRESS;
             let port: ConnectorPort;
             try {
+              const { createBucketPort } = await load();
               port = await createBucketPort(
                 { packageId, packageRoot: this.#o.loader.getPackage(packageId)?.root ?? '', source: request.source, config: request.config, ...(request.projectRoot === undefined ? {} : { projectRoot: request.projectRoot }), scope: request.scope },
                 { egress },
@@ -596,7 +604,10 @@ export class HostKinds {
     const capabilities = (): readonly ConnectorCapability[] => this.#o.loader.sourceKinds.get('vector')?.capabilities ?? [];
     return {
       openConfig: (host) => host.config,
-      describe: async (host) => ({ ...describePortHost('vector', capabilities()), auth: embedderAuth(parseVectorConfig(host.config).embedder) }),
+      describe: async (host) => {
+        const { embedderAuth, parseVectorConfig } = await import('@inseam/connector-vector');
+        return { ...describePortHost('vector', capabilities()), auth: embedderAuth(parseVectorConfig(host.config).embedder) };
+      },
       openHost: async (host) => new PortHost({ kind: 'vector', source: host.slug, capabilities: capabilities(), port: () => this.#openedPort(host) }),
       portRuntime: (network) => {
         const runtime = this.#o.loader.connectors.runtimeOf('vector');
@@ -608,6 +619,7 @@ export class HostKinds {
           instantiate: async (request: ValidatedBindingRequest) => {
             const host = this.#bindableHost(network, request.source);
             const context = { packageId, packageRoot: this.#o.loader.getPackage(packageId)?.root ?? '', source: request.source, config: request.config, scope: request.scope };
+            const { createVectorPort } = await import('@inseam/connector-vector');
             const port = createVectorPort(context, { ...this.#o.vectorSeams(network), embedder: () => this.embedder({ ...host, config: request.config }) });
             checkConnectorCapabilities(port, runtime.entry);
             return port;

@@ -17,7 +17,16 @@ export const BUILTIN_PACKAGES = ['@inseam/connector-fs', '@inseam/connector-loca
 export interface PackageSpec {
   readonly folder: string;
   readonly trust: PackageTrust;
+  /** Import its code at the first binding of one of its kinds, not at start (see LoadPackageOptions.lazy). */
+  readonly lazy?: boolean;
 }
+
+/**
+ * The variable the loader-run `local` factory reads the app root from (APP_ROOT_ENV of
+ * @inseam/connector-local, which the platform must not import just to read a name; a test pins
+ * that the two agree).
+ */
+export const APP_ROOT_ENV = 'INSEAM_APP_ROOT';
 
 const require = createRequire(import.meta.url);
 
@@ -30,9 +39,12 @@ export function installedPackageFolder(name: string): string {
   throw new NotFoundError(`The built-in connector package ${name} is not installed; reinstall inseam.`, { details: { package: name } });
 }
 
-/** The built-in packages, first-party. */
+/**
+ * The built-in packages, first-party, loaded lazily: a process imports the code of only the kinds
+ * it binds (a CLI command reading an fs host never loads the IMAP or SSH clients).
+ */
 export function builtinPackages(): PackageSpec[] {
-  return BUILTIN_PACKAGES.map((name) => ({ folder: installedPackageFolder(name), trust: 'first-party' }));
+  return BUILTIN_PACKAGES.map((name) => ({ folder: installedPackageFolder(name), trust: 'first-party', lazy: true }));
 }
 
 /** The inseam install folder: the `${appRoot}` root token (this file is src/platform/ or dist/platform/). */

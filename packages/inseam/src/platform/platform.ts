@@ -45,14 +45,13 @@ import { NetworkService, createPreparedHost, packageBaselines } from '../network
 import { SandboxHost, type SandboxHostOptions } from '../sandbox/index.js';
 import { SearchService } from '../search/index.js';
 import { PostgresStore, openStore, type HostInput, type HostRecord, type HostRef, type PlatformStore } from '../store/index.js';
-import { APP_ROOT_ENV } from '@inseam/connector-local';
 import type { CredentialDeclaration, SessionContext } from '@neuralis/package-system/contracts';
 import { PackageLoader } from '@neuralis/package-system/loader';
 import { PlatformPaths, resolveDataDir, resolveStoreUrl, type PlatformEnv } from './data-dir.js';
 import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookReceipt } from './crawl-requests.js';
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
-import { builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
+import { APP_ROOT_ENV, builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
 import { VectorIndexer } from '../vectors/index.js';
 import { storeVectorSeams } from './vector-index.js';
 
@@ -351,7 +350,7 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
       credentials: packageCredentials.resolvers((packageId) => declared.get(packageId)),
       execPathPolicy: (session, cwd, source) => platform?.execAllowed(session, cwd, source) ?? false,
     });
-    for (const spec of specs) await loader.loadPackage(spec.folder, { trust: spec.trust });
+    for (const spec of specs) await loader.loadPackage(spec.folder, { trust: spec.trust, ...(spec.lazy === true ? { lazy: true } : {}) });
     platform = new Platform(
       { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, sandboxOptions: options.sandbox ?? {}, oauthClients },
       options,

@@ -10,7 +10,7 @@
  * - Hybrid: reciprocal-rank fusion of the keyword (BM25) ranking and the semantic ranking,
  *   score = Σ 1 / (60 + rank) over the rankings an entry appears in (Cormack et al. 2009's k).
  */
-import { isZeroVector, parseVectorConfig, type Embedder } from '@inseam/connector-vector';
+import type { Embedder } from '@inseam/connector-vector';
 import { hasErrorCode } from '@neuralis/package-system/contracts';
 import type { HostRecord, HostSearchScope, Store, VectorCounts } from '../store/index.js';
 import { vectorHostOf } from '../vectors/index.js';
@@ -88,6 +88,8 @@ export async function semanticRanking(request: SemanticRequest): Promise<Semanti
     return { candidates: [], coverage: { ...none, error: { code: typeof code === 'string' ? code : 'internal', message: typeof message === 'string' ? message : 'The embedder failed.' } } };
   }
   const coverage = { ...none, model: embedder.model, ...(await countsOf(store, embedder.model, hostIds)) };
+  // Loaded here, not at the top: a process that never searches by meaning never loads the vector package.
+  const { isZeroVector, parseVectorConfig } = await import('@inseam/connector-vector');
   if (vector === undefined || isZeroVector(vector)) return { candidates: [], coverage };
   const minScore = parseVectorConfig(vectorHost.config).minScore;
   const depth = Math.min(request.depth, MAX_RANKED_DEPTH);

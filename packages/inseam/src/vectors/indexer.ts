@@ -24,9 +24,11 @@
  * server) ends the run with that error and leaves every entry as it was: pending, not failed.
  */
 import type { Embedder } from '@inseam/connector-vector';
-import { chunkText, embedAll, expectedModelId, isZeroVector, parseVectorConfig } from '@inseam/connector-vector';
 import { hasErrorCode, isConnectorError } from '@neuralis/package-system/contracts';
 import type { HostRecord, PendingEntry, Store } from '../store/index.js';
+
+/** The vector package's helpers, imported with the first run: a process that never embeds never loads them. */
+type VectorPackage = typeof import('@inseam/connector-vector');
 
 export interface VectorIndexerOptions {
   readonly store: Pick<Store, 'networks' | 'hosts' | 'catalog' | 'vectors'>;
@@ -140,14 +142,15 @@ export class VectorIndexer {
     const host = await vectorHostOf(store, network);
     const tally = { network, model: null as string | null, loaded: false, dropped: [] as string[], indexed: 0, failed: 0, changed: 0, chunks: 0, stopped: false };
     if (host === null) return tally;
-    const settings = parseVectorConfig(host.config);
+    const vector = await import('@inseam/connector-vector');
+    const settings = vector.parseVectorConfig(host.config);
     const hostIds = (await store.hosts.list(network)).filter((record) => record.kind !== 'vector').map((record) => record.id);
     // The embedder is started only when there is text to embed: a crawl that changed nothing, or
     // a network with no text, costs a store query, not a table load (or a conversion).
-    const expected = this.#modelOf(host);
+    const expected = this.#modelOf(vector, host);
     tally.model = expected;
     if (hostIds.length === 0 || !(await this.#anythingPending(expected, hostIds))) {
-      tally.dropped = await this.#dropReplaced(expected, hostIds);
+      tally.dropped = await this.#dropReplaced(vector, expected, hostIds);
       return tally;
     }
     const embedder = await untilAborted(this.#o.embedderOf(host), options.signal);
@@ -168,7 +171,7 @@ export class VectorIndexer {
         retryFailedBefore: this.#now() - (this.#o.retryAfterMs ?? 10 * 60_000),
       });
       if (page.length === 0) {
-        tally.dropped = await this.#dropReplaced(embedder.model, hostIds);
+        tally.dropped = await this.#dropReplaced(vector, embedder.model, hostIds);
         return tally;
       }
       after = page[page.length - 1]!.entryId;
@@ -180,21 +183,21 @@ export class VectorIndexer {
           tally.changed += 1;
           continue;
         }
-        const chunks = chunkText(text, chunking);
+        const chunks = vector.chunkText(text, chunking);
         prepared.push({ entry, spans: chunks.map(({ start, end }) => ({ start, end })), texts: chunks.map(({ start, end }) => text.slice(start, end)) });
       }
-      const vectors = await this.#embedPage(embedder, prepared, options.signal);
+      const vectors = await this.#embedPage(vector, embedder, prepared, options.signal);
       for (let index = 0; index < prepared.length; index++) {
         const item = prepared[index]!;
         const outcome = vectors[index]!;
-        await this.#write(embedder.model, item, outcome, tally);
+        await this.#write(vector, embedder.model, item, outcome, tally);
       }
       options.onPage?.({ indexed: tally.indexed, failed: tally.failed });
     }
   }
 
   /** One vector list per entry, or the error that entry's embedding failed with. */
-  async #embedPage(embedder: Embedder, prepared: readonly Prepared[], signal: AbortSignal | undefined): Promise<(Float32Array[] | unknown)[]> {
+  async #embedPage({ embedAll }: VectorPackage, embedder: Embedder, prepared: readonly Prepared[], signal: AbortSignal | undefined): Promise<(Float32Array[] | unknown)[]> {
     const options = signal === undefined ? {} : { signal };
     const texts = prepared.flatMap((item) => item.texts);
     try {
@@ -218,7 +221,7 @@ export class VectorIndexer {
     return outcomes;
   }
 
-  async #write(model: string, item: Prepared, outcome: Float32Array[] | unknown, tally: { indexed: number; failed: number; changed: number; chunks: number }): Promise<void> {
+  async #write({ isZeroVector }: VectorPackage, model: string, item: Prepared, outcome: Float32Array[] | unknown, tally: { indexed: number; failed: number; changed: number; chunks: number }): Promise<void> {
     const { store } = this.#o;
     const expect = { contentKey: item.entry.contentKey, updatedAt: item.entry.updatedAt };
     try {
@@ -244,7 +247,7 @@ export class VectorIndexer {
   }
 
   /** The model the vector host's embedder answers: the one a start answered for its config, else the config's expected id. */
-  #modelOf(host: HostRecord): string {
+  #modelOf({ expectedModelId, parseVectorConfig }: VectorPackage, host: HostRecord): string {
     const known = this.#models.get(host.id);
     if (known !== undefined && known.config === JSON.stringify(host.config)) return known.model;
     return expectedModelId(parseVectorConfig(host.config).embedder);
@@ -268,7 +271,7 @@ export class VectorIndexer {
    * either (it names the current model); after it they would only take space. A vector host whose
    * config does not parse might name any model, so then nothing is dropped.
    */
-  async #dropReplaced(current: string, hostIds: readonly number[]): Promise<string[]> {
+  async #dropReplaced(vector: VectorPackage, current: string, hostIds: readonly number[]): Promise<string[]> {
     const { store } = this.#o;
     const models = await store.vectors.models();
     if (models.every((record) => record.model === current)) return [];
@@ -278,7 +281,7 @@ export class VectorIndexer {
       for (const host of await store.hosts.list(network.slug)) {
         if (host.kind !== 'vector') continue;
         try {
-          named.add(this.#modelOf(host));
+          named.add(this.#modelOf(vector, host));
         } catch {
           return [];
         }

@@ -66,17 +66,25 @@ export async function resolvePackageModule(packageRoot: string, modulePath: stri
 }
 
 /**
- * Imports the module at real path `file`, keyed by the digest of its bytes. Throws
- * `connector_failed` (cause kept, message naming only `where`) when reading or evaluating it fails.
+ * The digest of the module's bytes, the `?rev=` an import of it carries. Throws `manifest_invalid`
+ * naming only `where` when the file cannot be read.
  */
-export async function importPackageModule(file: string, where: string): Promise<ImportedModule> {
-  let digest: string;
+export async function digestPackageModule(file: string, where: string): Promise<string> {
   try {
-    digest = createHash('sha256').update(await readFile(file)).digest('hex').slice(0, 16);
+    return createHash('sha256').update(await readFile(file)).digest('hex').slice(0, 16);
   } catch (cause) {
     throw new ManifestValidationError([{ path: where, message: 'The module it names cannot be read.', expected: 'a readable compiled JavaScript file' }], { cause });
   }
-  const url = `${pathToFileURL(file).href}?rev=${digest}`;
+}
+
+/**
+ * Imports the module at real path `file`, keyed by the digest of its bytes as read now. Throws as
+ * digestPackageModule, and `connector_failed` (cause kept, message naming only `where`) when
+ * evaluating it fails.
+ */
+export async function importPackageModule(file: string, where: string): Promise<ImportedModule> {
+  const rev = await digestPackageModule(file, where);
+  const url = `${pathToFileURL(file).href}?rev=${rev}`;
   let namespace: Record<string, unknown>;
   try {
     namespace = (await import(/* @vite-ignore */ url)) as Record<string, unknown>;
@@ -86,7 +94,7 @@ export async function importPackageModule(file: string, where: string): Promise<
       details: { field: where },
     });
   }
-  return Object.freeze({ file, digest, namespace });
+  return Object.freeze({ file, digest: rev, namespace });
 }
 
 /** Reads the factory export of an imported module. Throws `manifest_invalid` when it is not a function. */

@@ -14,11 +14,13 @@
  * all-or-nothing: a package that fails any step leaves the registries as they were. A swap or
  * rescan of a package already loaded replaces its kinds: new entries are added, dropped ones
  * unregistered (their sources become orphans), kept ones re-imported and their sources re-bound.
- * Load, swap, unload and scan run one at a time.
+ * Load, swap, unload and scan run one at a time. A `lazy` load defers the import and the inits to
+ * the first binding of one of the package's kinds (see LoadPackageOptions.lazy).
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import type {
+  ConnectorInitContext,
   ConnectorPort,
   CredentialResolver,
   PackageManifest,
@@ -41,10 +43,10 @@ import {
 import { checkRuntimeRegistrationTrust } from '../manifest/index.js';
 import { ConnectorRegistry, SourceKindRegistry, type ConnectorKindRuntime, type RebindOutcome, type SourceBindingRequest } from '../registry/index.js';
 import type { ExecPathPolicy } from './exec-guard.js';
-import { factoryExport, importPackageModule, parseFactoryReference, resolvePackageModule, type ImportedModule } from './factory-import.js';
+import { digestPackageModule, factoryExport, importPackageModule, parseFactoryReference, resolvePackageModule, type FactoryReference, type ImportedModule } from './factory-import.js';
 import { createKindRuntime } from './kind-runtime.js';
 import { readPackageFolder, type PackageFolder } from './package-folder.js';
-import { collectInits, createInitContext, runInits, type InitModule, type PackageInit } from './package-init.js';
+import { collectInits, createInitContext, runInits, type PackageInit } from './package-init.js';
 import { PortAdapterRegistry, type PortAdapter } from './port-version.js';
 import { listProjectDrops, type ProjectDrop } from './project-drops.js';
 
@@ -62,6 +64,14 @@ export interface LoadPackageOptions {
   readonly trust: PackageTrust;
   /** The project the package is loaded for (a `_packages/` drop); passed to init(ctx). */
   readonly projectId?: string;
+  /**
+   * Import the package's code at the first binding of one of its kinds rather than now, so a
+   * process that binds none of them never pays for loading it (the platform's built-in connectors:
+   * a CLI command loads only those it uses). The manifest, trust and module paths are still checked
+   * now; init(ctx) runs once, just before that first factory call. A module that fails to import or
+   * to init then fails that binding and every later one (`connector_failed`), not the load.
+   */
+  readonly lazy?: boolean;
 }
 
 export interface LoadedPackage {
@@ -294,7 +304,8 @@ export class PackageLoader {
 
   /**
    * Reads and validates the folder, lets `admit` refuse the manifest before any of its code is
-   * imported, then imports the modules and collects the factories and inits.
+   * imported, then imports the modules (or, for a lazy load, only locates and digests them) and
+   * collects the factories and inits.
    */
   async #prepare(folder: string, options: LoadPackageOptions, admit: (manifest: PackageManifest) => void = () => undefined): Promise<PreparedPackage> {
     if (typeof options !== 'object' || options === null) {
@@ -304,48 +315,74 @@ export class PackageLoader {
     const packageFolder = await readPackageFolder(folder, trust);
     const { manifest, root } = packageFolder;
     admit(manifest);
-    const modules = new Map<string, ImportedModule>();
-    const importAt = async (modulePath: string, where: string): Promise<ImportedModule> => {
+    /** Each module file once, in the order the manifest names them, with the field that first named it. */
+    const located = new Map<string, { readonly where: string; readonly digest: string }>();
+    const locate = async (modulePath: string, where: string): Promise<string> => {
       const file = await resolvePackageModule(root, modulePath, where);
-      const module = modules.get(file) ?? (await importPackageModule(file, where));
-      modules.set(file, module);
-      return module;
+      if (!located.has(file)) located.set(file, { where, digest: await digestPackageModule(file, where) });
+      return file;
     };
-    const initModules: InitModule[] = [];
+    const initFiles: { readonly file: string; readonly where: string }[] = [];
     if (manifest.main !== undefined) {
       if (!IN_PROCESS_TRUST.includes(trust)) {
         throw new TrustViolationError(`Package "${manifest.id}" is ${trust}; its code (main) cannot run in the platform process.`, {
           details: { packageId: manifest.id, trust },
         });
       }
-      initModules.push({ module: await importAt(manifest.main, 'main'), where: 'main' });
+      initFiles.push({ file: await locate(manifest.main, 'main'), where: 'main' });
     }
-    const kinds: PreparedKind[] = [];
+    const declared: { readonly entry: SourceConnectorEntry; readonly file: string; readonly reference: FactoryReference; readonly where: string }[] = [];
     for (const [index, entry] of (manifest.connectors ?? []).entries()) {
       if (entry.type !== 'source') continue;
       // Checked before the module is imported: untrusted code never runs in-process.
       checkRuntimeRegistrationTrust(entry, trust);
       const where = `connectors[${index}].connectorFactory`;
       const reference = parseFactoryReference(entry.connectorFactory, where);
-      const module = await importAt(reference.modulePath, where);
-      kinds.push({ entry, factory: factoryExport(module, reference, where) });
-      initModules.push({ module, where });
+      const file = await locate(reference.modulePath, where);
+      declared.push({ entry, file, reference, where });
+      initFiles.push({ file, where });
     }
-    const duplicate = kinds.find((kind, index) => kinds.findIndex((other) => other.entry.kind === kind.entry.kind) !== index);
+    const duplicate = declared.find((kind, index) => declared.findIndex((other) => other.entry.kind === kind.entry.kind) !== index);
     if (duplicate !== undefined) {
       throw new ManifestValidationError([{ path: 'connectors', message: `Kind "${duplicate.entry.kind}" is declared twice.`, expected: 'one connectors[] entry per kind' }]);
     }
     const fingerprint = createHash('sha256')
-      .update(JSON.stringify([trust, projectId ?? null, packageFolder.manifestText, [...modules.values()].map((m) => [m.file, m.digest])]))
+      .update(JSON.stringify([trust, projectId ?? null, packageFolder.manifestText, [...located].map(([file, { digest }]) => [file, digest])]))
       .digest('hex');
-    return {
-      folder: packageFolder,
-      trust,
-      ...(projectId === undefined ? {} : { projectId }),
-      kinds,
-      inits: collectInits(initModules),
-      fingerprint,
+    /** Imports every module once and reads the factories and the inits off them. */
+    const importAll = async (): Promise<{ readonly factories: readonly ConnectorFactory[]; readonly inits: readonly PackageInit[] }> => {
+      const modules = new Map<string, ImportedModule>();
+      for (const [file, { where }] of located) modules.set(file, await importPackageModule(file, where));
+      const factories = declared.map(({ file, reference, where }) => factoryExport(modules.get(file)!, reference, where));
+      const inits = collectInits(initFiles.map(({ file, where }) => ({ module: modules.get(file)!, where })));
+      return { factories, inits };
     };
+    const base = { folder: packageFolder, trust, ...(projectId === undefined ? {} : { projectId }), fingerprint };
+    if (options.lazy !== true) {
+      const { factories, inits } = await importAll();
+      return { ...base, kinds: declared.map(({ entry }, index) => ({ entry, factory: factories[index]! })), inits };
+    }
+    // One import and one run of the inits for the whole package, however many kinds bind at once.
+    let ready: Promise<readonly ConnectorFactory[]> | undefined;
+    const load = (): Promise<readonly ConnectorFactory[]> =>
+      (ready ??= (async () => {
+        const { factories, inits } = await importAll();
+        await runInits(inits, this.#initContext(manifest, projectId));
+        return factories;
+      })());
+    const kinds = declared.map(({ entry }, index): PreparedKind => ({ entry, factory: async (context) => (await load())[index]!(context) }));
+    return { ...base, kinds, inits: [] };
+  }
+
+  #initContext(manifest: PackageManifest, projectId: string | undefined): ConnectorInitContext {
+    const packageId = manifest.id;
+    return createInitContext({
+      packageId,
+      ...(projectId === undefined ? {} : { projectId }),
+      declaredCredentials: manifest.credentials ?? [],
+      credentials: this.#options.credentials?.(packageId) ?? NO_CREDENTIAL_STORE,
+      packageState: () => this.#options.packageState?.(packageId) ?? { enabled: true, auto: false },
+    });
   }
 
   async #commit(prepared: PreparedPackage, previous: PackageRecord | undefined, key?: string): Promise<PackageSwapResult> {
@@ -363,16 +400,7 @@ export class PackageLoader {
       }),
     );
     this.#assertRegistrable(runtimes);
-    await runInits(
-      prepared.inits,
-      createInitContext({
-        packageId,
-        ...(prepared.projectId === undefined ? {} : { projectId: prepared.projectId }),
-        declaredCredentials: manifest.credentials ?? [],
-        credentials: this.#options.credentials?.(packageId) ?? NO_CREDENTIAL_STORE,
-        packageState: () => this.#options.packageState?.(packageId) ?? { enabled: true, auto: false },
-      }),
-    );
+    await runInits(prepared.inits, this.#initContext(manifest, prepared.projectId));
     // From here to the end of registration nothing awaits, so the checks still hold.
     this.#assertRegistrable(runtimes);
     const kinds = runtimes.map((runtime) => runtime.kind);

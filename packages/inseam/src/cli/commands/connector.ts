@@ -15,7 +15,6 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
 import { progressOf } from '../../catalog/progress.js';
@@ -35,7 +34,8 @@ function when(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function ask(io: CliIo, prompt: string): Promise<string> {
+async function ask(io: CliIo, prompt: string): Promise<string> {
+  const { createInterface } = await import('node:readline');
   return new Promise((resolve) => {
     const lines = createInterface({ input: io.stdin, terminal: false });
     let answered = false;

@@ -22,7 +22,6 @@ import { checkNetworkSlug } from '../../address/index.js';
 import type { ConnectorLifecycle } from '../../connectors/index.js';
 import { checkGrants, type Grant } from '../../fs/grants.js';
 import type { Caller } from '../../fs/index.js';
-import { TokenService } from '../../http/tokens.js';
 import type { McpHost, McpHostOptions, OutboundServerInput } from '../../mcp/index.js';
 import type { Platform } from '../../platform/index.js';
 import type { CliIo } from '../io.js';
@@ -64,6 +63,7 @@ async function tokenSecret(given: string | undefined, io: CliIo): Promise<string
 export async function stdioCaller(platform: Platform, options: ServeOptions, io: CliIo): Promise<Caller> {
   const secret = await tokenSecret(options.token, io);
   if (secret !== undefined) {
+    const { TokenService } = await import('../../http/tokens.js');
     const token = await new TokenService(platform.store.tokens).verify(secret);
     if (token === null) throw new PermissionDeniedError('The API token is not valid: it is malformed, unknown, revoked or expired.');
     if (options.user !== undefined || options.agent !== undefined || options.feature.length > 0 || options.grant.length > 0) {

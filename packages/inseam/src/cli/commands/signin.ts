@@ -10,13 +10,11 @@
  *
  * `inseam signin ls` lists a user's web sessions; `inseam signin revoke <ses_id>` ends one.
  */
-import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { publicOrigin } from '../../http/origins.js';
-import { SIGNIN_CODE_TTL_MS, SessionService, signInPath, type SessionView } from '../../http/sessions.js';
-import { ADMIN_FEATURES } from '../../http/tokens.js';
+// The HTTP-side modules (and node:crypto) load in the actions: `inseam --help` does not need them.
+import type { SessionService, SessionView } from '../../http/sessions.js';
 import type { CliIo } from '../io.js';
 import { formatTable, printJson, withPlatform } from './support.js';
 import { localUser } from './token.js';
@@ -33,6 +31,7 @@ interface ServerRecord {
 /** Records a listening server's address in the data directory (replacing the file whole). */
 export async function recordServer(dataDir: string, url: string): Promise<void> {
   const file = join(dataDir, SERVER_FILE);
+  const { randomBytes } = await import('node:crypto');
   const temporary = `${file}.${randomBytes(4).toString('hex')}`;
   await writeFile(temporary, `${JSON.stringify({ url, pid: process.pid } satisfies ServerRecord)}\n`, { mode: 0o644 });
   await rename(temporary, file);
@@ -66,6 +65,7 @@ function alive(pid: number): boolean {
 
 /** Makes a sign-in code for the local user with every feature; answers the link (`base` + path), or the path alone without a base. */
 export async function signInLink(sessions: SessionService, base: string | null): Promise<string> {
+  const [{ signInPath }, { ADMIN_FEATURES }] = await Promise.all([import('../../http/sessions.js'), import('../../http/tokens.js')]);
   const { code } = await sessions.createCode({ userId: localUser(), features: ADMIN_FEATURES });
   return `${base ?? ''}${signInPath(code)}`;
 }
@@ -85,7 +85,9 @@ export function registerSigninCommand(program: Command, io: CliIo): void {
     .description('Print a new one-time sign-in link for the web page of a running server; `ls` and `revoke` manage web sessions.')
     .option('--url <server>', 'the address the web page is opened at (default: the one the running `inseam up` recorded)')
     .action(async (options: { readonly url?: string }, command: Command) => {
-      const given = options.url === undefined ? undefined : publicOrigin(options.url, 'url');
+      // Loaded here: http/origins brings node:http and node:net, which `--help` does not need.
+      const given = options.url === undefined ? undefined : (await import('../../http/origins.js')).publicOrigin(options.url, 'url');
+      const { SIGNIN_CODE_TTL_MS, SessionService } = await import('../../http/sessions.js');
       await withPlatform(command, io, async (platform) => {
         const recorded = given === undefined ? await recordedServer(platform.dataDir) : null;
         const base = given ?? (recorded !== null && alive(recorded.pid) ? recorded.url : null);
@@ -106,6 +108,7 @@ export function registerSigninCommand(program: Command, io: CliIo): void {
     .option('--user <id>', 'whose sessions (default: your login name)')
     .option('--json', 'print them as JSON')
     .action(async (options: { readonly user?: string; readonly json?: boolean }, command: Command) => {
+      const { SessionService } = await import('../../http/sessions.js');
       await withPlatform(command, io, async (platform) => {
         const sessions = await new SessionService(platform.store.sessions).list(options.user ?? localUser());
         if (options.json === true) return printJson(io, sessions);
@@ -125,6 +128,7 @@ export function registerSigninCommand(program: Command, io: CliIo): void {
     .description('End a web session by its id (see `inseam signin ls`).')
     .argument('<id>', 'the session id, ses_…')
     .action(async (id: string, _options: unknown, command: Command) => {
+      const { SessionService } = await import('../../http/sessions.js');
       await withPlatform(command, io, async (platform) => {
         await new SessionService(platform.store.sessions).revoke(id);
         io.stderr.write(`Ended ${id}; the page signed in with it goes back to the sign-in form.\n`);

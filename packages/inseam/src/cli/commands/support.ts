@@ -4,7 +4,6 @@
  * JSON arguments, naming hosts and addresses, and printing.
  */
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { InvalidArgumentError, InvalidConfigError, NotFoundError } from '@neuralis/package-system/contracts';
 import { checkHostSlug, checkNetworkSlug, parseAddress, type Address } from '../../address/index.js';
@@ -111,7 +110,9 @@ export async function readCredentials(entries: readonly string[], io: CliIo): Pr
   return values;
 }
 
-function readLine(io: CliIo): Promise<string> {
+async function readLine(io: CliIo): Promise<string> {
+  // Loaded here, not at the top: only a prompt needs readline, and every command loads this module.
+  const { createInterface } = await import('node:readline');
   return new Promise((resolve) => {
     const lines = createInterface({ input: io.stdin, terminal: false });
     let answered = false;

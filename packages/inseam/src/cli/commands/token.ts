@@ -11,7 +11,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
-import { TokenService, type TokenView } from '../../http/tokens.js';
+import type { TokenView } from '../../http/tokens.js';
 import { ALL_FEATURES } from '../../platform/authorization.js';
 import { parseDuration, subtractDuration } from '../../scope/duration.js';
 import type { CliIo } from '../io.js';
@@ -84,6 +84,8 @@ export function registerTokenCommand(program: Command, io: CliIo): void {
     .option('--expires <when>', 'an ISO 8601 duration (P90D) or a time; default: never')
     .option('--json', 'print the token and its record as JSON')
     .action(async (options: CreateOptions, command: Command) => {
+      // TokenService, and node:crypto with it, loads here: `inseam --help` does not need it.
+      const { TokenService } = await import('../../http/tokens.js');
       await withPlatform(command, io, async (platform) => {
         const created = await new TokenService(platform.store.tokens).create({
           name: options.name,
@@ -109,6 +111,7 @@ export function registerTokenCommand(program: Command, io: CliIo): void {
     .option('--user <id>', 'whose tokens (default: your login name)')
     .option('--json', 'print them as JSON')
     .action(async (options: { readonly user?: string; readonly json?: boolean }, command: Command) => {
+      const { TokenService } = await import('../../http/tokens.js');
       await withPlatform(command, io, async (platform) => {
         const tokens = await new TokenService(platform.store.tokens).list(options.user ?? localUser());
         if (options.json === true) return printJson(io, tokens);
@@ -129,6 +132,7 @@ export function registerTokenCommand(program: Command, io: CliIo): void {
     .argument('<id>', 'the token id, tok_…')
     .action(async (id: string, _options: unknown, command: Command) => {
       await withPlatform(command, io, async (platform) => {
+        const { TokenService } = await import('../../http/tokens.js');
         await new TokenService(platform.store.tokens).revoke(id);
         io.stderr.write(`Revoked ${id}.\n`);
       });

@@ -15,7 +15,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { InvalidArgumentError, NotFoundError } from '@neuralis/package-system/contracts';
 import { readTrialConfigFile } from '../../trial/config-file.js';
@@ -70,8 +69,9 @@ function seedOf(value: string | undefined): number | undefined {
 
 /** Asks the person at the terminal to rename the scratch object, and waits for Enter. */
 function askToRename(io: CliIo): (from: string, to: string) => Promise<void> {
-  return (from, to) =>
-    new Promise<void>((resolve) => {
+  return async (from, to) => {
+    const { createInterface } = await import('node:readline');
+    return new Promise<void>((resolve) => {
       const prompt = createInterface({ input: io.stdin, terminal: false });
       prompt.once('line', () => {
         prompt.close();
@@ -80,6 +80,7 @@ function askToRename(io: CliIo): (from: string, to: string) => Promise<void> {
       prompt.once('close', () => resolve());
       io.stderr.write(`\ninseam trial, check 9: rename "${from}" to "${to}" on the host, in its own app or API, then press Enter.\n`);
     });
+  };
 }
 
 /** The module's console, and the sandbox's warnings and errors about it; failed calls are in the report. */

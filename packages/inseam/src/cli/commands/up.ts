@@ -26,9 +26,7 @@ import { InvalidArgumentError, NotFoundError, PermissionDeniedError, Unavailable
 // The server, the platform, the queue and PostgreSQL are imported when `up` runs, not when the
 // command is registered: every other command (and --help) would pay for them otherwise.
 import { DEFAULT_MAX_WRITE_BYTES } from '../../http/limits.js';
-import { publicOrigin } from '../../http/origins.js';
-import { SIGNIN_CODE_TTL_MS, SessionService } from '../../http/sessions.js';
-import { ADMIN_FEATURES, TokenService } from '../../http/tokens.js';
+import type { TokenService } from '../../http/tokens.js';
 import type { Platform } from '../../platform/index.js';
 import type { CliIo } from '../io.js';
 import type { HostQueue } from '../../queue/index.js';
@@ -188,6 +186,7 @@ async function adminToken(platform: Platform, tokens: TokenService): Promise<boo
   }
   let written = false;
   try {
+    const { ADMIN_FEATURES } = await import('../../http/tokens.js');
     const created = await tokens.create({ name: 'admin (inseam up)', userId: localUser(), features: ADMIN_FEATURES });
     await handle.writeFile(`${created.token}\n`);
     written = true;
@@ -233,15 +232,18 @@ export function registerUpCommand(program: Command, io: CliIo): void {
     .option('--public-url <url>', 'the address people reach the server at when it is not the one it listens on (a reverse proxy, a DNS name): its name is accepted in Host, its origin in Origin, and sign-in links use it')
     .action(async (options: UpOptions, command: Command) => {
       const port = portOf(options.port);
-      const publicUrl = options.publicUrl === undefined ? undefined : publicOrigin(options.publicUrl);
+      // Loaded here: http/origins brings node:http and node:net, which `--help` and the read commands do not need.
+      const publicUrl = options.publicUrl === undefined ? undefined : (await import('../../http/origins.js')).publicOrigin(options.publicUrl);
       const maxWriteBytes = bytesOf(options.maxWriteBytes);
       const folder = options.folder === undefined ? undefined : await checkFolder(options.folder);
       const storeUrl = storeUrlOf(command, io);
       const shared = storeUrl !== undefined && isPostgresUrl(storeUrl);
-      const [{ openPlatform }, { ConnectorLifecycle }, { createServer }] = await Promise.all([
+      const [{ openPlatform }, { ConnectorLifecycle }, { createServer }, { TokenService }, { SessionService }] = await Promise.all([
         import('../../platform/index.js'),
         import('../../connectors/index.js'),
         import('../../http/server.js'),
+        import('../../http/tokens.js'),
+        import('../../http/sessions.js'),
       ]);
       // On the shared store the server crawls as one queue worker (below): the crawler's run lease is half the worker's, as in `inseam worker`.
       const platform = await openPlatform({ ...platformOptions(command, io), ...(shared ? { crawler: { leaseMs: UP_WORKER_LEASE_MS / 2 } } : {}) });
@@ -311,6 +313,7 @@ async function banner(
   platform: Platform,
   facts: { readonly base: string; readonly publicUrl: string | undefined; readonly setup: Setup; readonly madeToken: boolean; readonly link: string },
 ): Promise<string> {
+  const { SIGNIN_CODE_TTL_MS } = await import('../../http/sessions.js');
   const lines = [
     `inseam is up (data: ${platform.dataDir}).`,
     '',
