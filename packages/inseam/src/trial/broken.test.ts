@@ -84,8 +84,9 @@ describe('a host whose writable objects have a fixed shape (<id>/doc.json)', () 
     const undeclared = `${FIXED_SHAPE_PATCH}
     connector.describe = () => ({ ...described, writes: { mimes: ['application/json'], create: true, replace: true, delete: true } });`;
     const report = await trial(undeclared, 'fixed-shape-undeclared', 'install');
-    // Nothing could be written, so no event came for check 8 either.
-    expect(report.checks.filter((check) => check.status === 'fail').map((check) => check.id), formatTrialReport(report)).toEqual([8, 9, 10]);
+    // Nothing could be written, so check 8 waits for no event: it skips, saying nothing changed.
+    expect(report.checks.filter((check) => check.status === 'fail').map((check) => check.id), formatTrialReport(report)).toEqual([9, 10]);
+    expect(report.checks[7]?.status).toBe('skip');
     expect(report.checks[9]?.detail).toContain('only <id>/doc.json objects can be written');
   });
 });
@@ -282,5 +283,37 @@ describe('messages', () => {
     const report = await run(patch, 'vague-mtime');
     expect(report.checks[2]?.status, formatTrialReport(report)).toBe('fail');
     expect(report.checks[3]?.status, formatTrialReport(report)).toBe('pass');
+  });
+});
+
+describe('a newest-first listing sorted in memory', () => {
+  it('fails check 2 naming what its first page cost against the whole listing, and the fix', async () => {
+    const broken = BROKEN_CONNECTORS.find((item) => item.name === 'newest-sorted-in-memory')!;
+    const report = await runTrial({
+      subject: { module: brokenModule(example, broken.patch), label: broken.name },
+      config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
+      credentials: { token: api.token },
+      allowPrivateOrigins: [api.origin],
+      sandbox,
+    });
+    const detail = report.checks[1]?.detail ?? '';
+    // Six entries, two a page: the whole listing is three requests, and so is the sorted first page.
+    expect(detail).toMatch(/^expected: the first page of list\(\{ order: "newest" \}\) costs fewer requests than the whole listing \(list\(\{\}\) took 3 over 3 pages, its first page 1\)/);
+    expect(detail).toMatch(/\nactual: it sent 3 requests for its first page, at least as many as the whole listing/);
+    expect(detail).toMatch(/\nfix: pass order to the host .*throw an error with code "unsupported" for order — never fetch a whole listing to sort it in memory\n/);
+    expect(report.honoursOrder).toBe(false);
+  });
+
+  it('the example, which asks the host for newest first, passes and says what its first page cost', async () => {
+    const report = await runTrial({
+      subject: { module: example, label: 'newest-streamed' },
+      config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
+      credentials: { token: api.token },
+      allowPrivateOrigins: [api.origin],
+      sandbox,
+    });
+    expect(report.passed, formatTrialReport(report)).toBe(true);
+    expect(report.checks[1]?.detail).toMatch(/newest first verified over 4 entries; its first page took 1 request \(the whole listing 3\)$/);
+    expect(report.honoursOrder).toBe(true);
   });
 });

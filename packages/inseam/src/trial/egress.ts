@@ -43,6 +43,7 @@ export class TrialEgress implements EgressPort {
   #audit: EgressPort | undefined;
   #enforce: EgressPort | undefined;
   #writers = 0;
+  #sent = 0;
 
   /** Binds the gate to the validated AuthSpec. Throws `invalid_config` for a malformed approval. */
   bind(binding: TrialEgressBinding): void {
@@ -53,6 +54,7 @@ export class TrialEgress implements EgressPort {
   }
 
   fetch(request: EgressRequest): Promise<EgressResponse> {
+    this.#sent += 1;
     const port = this.#writers > 0 && this.#enforce !== undefined ? this.#enforce : this.#audit;
     if (port === undefined) {
       const origin = originOf(request.url);
@@ -70,6 +72,14 @@ export class TrialEgress implements EgressPort {
     } finally {
       this.#writers -= 1;
     }
+  }
+
+  /**
+   * How many requests the connector has asked for so far (its own, not the gate's redirect hops
+   * or retries): a check compares the counts before and after a call to learn what the call cost.
+   */
+  requestsSent(): number {
+    return this.#sent;
   }
 
   /** Distinct origins reached (allowed attempts), in first-use order. */

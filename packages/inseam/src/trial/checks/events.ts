@@ -1,8 +1,9 @@
 /**
  * Check 8: parsed change events have a type, a path and, for a move, a from.
  *
- * watch: the trial subscribes before the other checks (`openWatch`), so the install phase's
- * writes, rename and deletes produce events; it requires at least one event for them then. In
+ * watch: the trial subscribes after check 2 (`openWatch`; check 2 counts what its listings send,
+ * which a polling watch would add to), so the install phase's writes, rename and deletes produce
+ * events; it requires at least one event for them then. In
  * the submit phase nothing changes the host, so events are checked only if the host changed on
  * its own (or the connector emits on subscribing). Events the sandbox dropped as malformed fail.
  * webhook: a sample delivery (`webhookSample`) is parsed and its events checked; without one, a

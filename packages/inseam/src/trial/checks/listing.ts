@@ -67,7 +67,9 @@ async function listAll(context: TrialContext, options: HostListOptions, label: s
 /** Check 2. */
 export async function checkList(context: TrialContext): Promise<string> {
   const { connector, description } = requireConnector(context);
+  const counted = requestCounter(context);
   const first = await call('list({})', () => connector.list({}));
+  const cost: ListingCost = { firstPage: counted(), whole: 0, pages: 1 };
   ensurePage(first, 'list({})');
   // Kept as it grows, so checks 3–6 still have what was listed when a later page fails.
   const entries: Entry[] = [...first.entries];
@@ -80,7 +82,9 @@ export async function checkList(context: TrialContext): Promise<string> {
   let replayed = false;
   while (cursor !== undefined && pages < MAX_PAGES && entries.length < MAX_ENTRIES) {
     const current = cursor;
+    counted();
     const page = await call(`list({ cursor }) with the cursor of page ${pages}`, () => connector.list({ cursor: current }));
+    cost.whole += counted();
     ensurePage(page, `list({ cursor }) with the cursor of page ${pages}`, current);
     pages += 1;
     if (!replayed) {
@@ -115,11 +119,13 @@ export async function checkList(context: TrialContext): Promise<string> {
     fix: 'trial against a host (or config) that holds a few objects; if it does, check how list() maps the host\'s answer to entries',
   });
   const complete = cursor === undefined;
+  cost.whole += cost.firstPage;
+  cost.pages = pages;
   if (pages === 1 && first.cursor === undefined) notes.push('the listing fits one page, so no cursor was issued');
   else notes.push(`the cursor round-trips; ${pages} pages without repeats${complete ? '' : ` (stopped after ${pages})`}`);
   notes.push(await checkPrefix(context, entries, complete));
   notes.push(await checkSince(context, description, entries));
-  notes.push(await checkNewest(context, description));
+  notes.push(await checkNewest(context, description, cost));
   return `${entries.length} entries; ${notes.join('; ')}`;
 }
 
@@ -191,12 +197,56 @@ async function checkSince(context: TrialContext, description: Description, entri
   return `since ${since} lists the newest entr${wanted.size === 1 ? 'y' : 'ies'} (inclusive)`;
 }
 
-/** `order: "newest"`: descending along the ordering dimension, across pages. */
-async function checkNewest(context: TrialContext, description: Description): Promise<string> {
+/** What check 2's walk of `list({})` cost, in requests through the gate. */
+interface ListingCost {
+  /** Requests of the first page; undefined for an in-process connector (it sends none through the gate). */
+  readonly firstPage: number | undefined;
+  /** Requests of every page followed (the repeated cursor not counted). */
+  whole: number;
+  pages: number;
+}
+
+/**
+ * Counts the requests the connector sends through the gate: each call answers how many went out
+ * since the last one. Undefined for an in-process connector. Nothing else sends while check 2
+ * runs (the watch subscription opens after it), so a count is exactly what the calls between cost.
+ */
+function requestCounter(context: TrialContext): () => number | undefined {
+  const egress = context.egress;
+  if (egress === undefined) return () => undefined;
+  let last = egress.requestsSent();
+  return () => {
+    const now = egress.requestsSent();
+    const sent = now - last;
+    last = now;
+    return sent;
+  };
+}
+
+/**
+ * A first page of newest-first that cost as many requests as the whole of `list({})` (when that
+ * took more than one page and more requests than its first page) fetched the whole listing to
+ * answer: it was sorted in memory, or every cursor was followed before answering.
+ */
+function ensureStreamed(cost: ListingCost, sent: number | undefined): string {
+  if (cost.firstPage === undefined || sent === undefined || cost.pages < 2 || cost.whole <= cost.firstPage) return '';
+  ensureAt(DOC_SECTIONS.listingOrder, sent < cost.whole, {
+    expected: `the first page of list({ order: "newest" }) costs fewer requests than the whole listing (list({}) took ${cost.whole} over ${cost.pages} pages, its first page ${cost.firstPage}): a page is answered from the host's own newest-first order, not from the whole listing`,
+    actual: `it sent ${sent} request${sent === 1 ? '' : 's'} for its first page, at least as many as the whole listing: it fetched everything (every page, or every cursor followed) before answering`,
+    fix: 'pass order to the host (its sort parameter, e.g. ?sort=-modified) and answer its page as it comes; when the host cannot sort newest first, throw an error with code "unsupported" for order — never fetch a whole listing to sort it in memory',
+  });
+  return `; its first page took ${sent} request${sent === 1 ? '' : 's'} (the whole listing ${cost.whole})`;
+}
+
+/** `order: "newest"`: descending along the ordering dimension, across pages, its first page streamed. */
+async function checkNewest(context: TrialContext, description: Description, cost: ListingCost): Promise<string> {
   const { connector } = requireConnector(context);
+  const counted = requestCounter(context);
   let page: HostListPage;
+  let sent: number | undefined;
   try {
     page = await connector.list({ order: 'newest' });
+    sent = counted();
   } catch (error) {
     if (errorCode(error) === 'unsupported') return 'order "newest": the host cannot (the connector answers unsupported), so not checked';
     return failAt(
@@ -207,6 +257,7 @@ async function checkNewest(context: TrialContext, description: Description): Pro
     );
   }
   ensurePage(page, 'list({ order: "newest" })');
+  const streamed = ensureStreamed(cost, sent);
   let entries = [...page.entries];
   if (page.cursor !== undefined) {
     const cursor = page.cursor;
@@ -219,7 +270,7 @@ async function checkNewest(context: TrialContext, description: Description): Pro
     const value = ordering.comparable(entry);
     return value === undefined ? [] : [{ path: entry.path, value }];
   });
-  if (known.length < 2) return `order "newest" accepted; its entries carry too few ${ordering.name} values to verify the order`;
+  if (known.length < 2) return `order "newest" accepted; its entries carry too few ${ordering.name} values to verify the order${streamed}`;
   for (let index = 1; index < known.length; index += 1) {
     const before = known[index - 1]!;
     const item = known[index]!;
@@ -230,7 +281,7 @@ async function checkNewest(context: TrialContext, description: Description): Pro
     });
   }
   context.newestVerified = true;
-  return `newest first verified over ${known.length} entries`;
+  return `newest first verified over ${known.length} entries${streamed}`;
 }
 
 function article(word: string): string {

@@ -108,6 +108,28 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
     patch: `connector.list = (options = {}) => base.list({ ...options, order: undefined });`,
   },
   {
+    name: 'newest-sorted-in-memory',
+    breaks: 2,
+    section: 'listing-order',
+    fault: 'answers order "newest" by paging through the whole listing and sorting it in memory',
+    phases: BOTH,
+    patch: `const pageSize = config.pageSize;
+    connector.list = async (options = {}) => {
+      if (options.order !== 'newest') return base.list(options);
+      const all = [];
+      let cursor;
+      do {
+        const page = await base.list({ prefix: options.prefix, since: options.since, cursor });
+        all.push(...page.entries);
+        cursor = page.cursor;
+      } while (cursor !== undefined);
+      all.sort((a, b) => Date.parse(b.mtime) - Date.parse(a.mtime));
+      const start = options.cursor === undefined ? 0 : Number(options.cursor);
+      const entries = all.slice(start, start + pageSize);
+      return start + pageSize < all.length ? { entries, cursor: String(start + pageSize) } : { entries };
+    };`,
+  },
+  {
     name: 'dimension-wrong-type',
     breaks: 3,
     section: 'dimensions-enums',
