@@ -69,7 +69,7 @@ export async function checkList(context: TrialContext): Promise<string> {
   const { connector, description } = requireConnector(context);
   const counted = requestCounter(context);
   const first = await call('list({})', () => connector.list({}));
-  const cost: ListingCost = { firstPage: counted(), whole: 0, pages: 1 };
+  const cost: ListingCost = { measured: context.egress !== undefined, firstPage: counted(), whole: 0, pages: 1 };
   ensurePage(first, 'list({})');
   // Kept as it grows, so checks 3–6 still have what was listed when a later page fails.
   const entries: Entry[] = [...first.entries];
@@ -199,8 +199,10 @@ async function checkSince(context: TrialContext, description: Description, entri
 
 /** What check 2's walk of `list({})` cost, in requests through the gate. */
 interface ListingCost {
-  /** Requests of the first page; undefined for an in-process connector (it sends none through the gate). */
-  readonly firstPage: number | undefined;
+  /** False for an in-process connector: it sends nothing through the gate. */
+  readonly measured: boolean;
+  /** Requests of the first page. */
+  readonly firstPage: number;
   /** Requests of every page followed (the repeated cursor not counted). */
   whole: number;
   pages: number;
@@ -208,12 +210,12 @@ interface ListingCost {
 
 /**
  * Counts the requests the connector sends through the gate: each call answers how many went out
- * since the last one. Undefined for an in-process connector. Nothing else sends while check 2
- * runs (the watch subscription opens after it), so a count is exactly what the calls between cost.
+ * since the last one (0 for an in-process connector). Nothing else sends while check 2 runs (the
+ * watch subscription opens after it), so a count is exactly what the calls between cost.
  */
-function requestCounter(context: TrialContext): () => number | undefined {
+function requestCounter(context: TrialContext): () => number {
   const egress = context.egress;
-  if (egress === undefined) return () => undefined;
+  if (egress === undefined) return () => 0;
   let last = egress.requestsSent();
   return () => {
     const now = egress.requestsSent();
@@ -228,8 +230,8 @@ function requestCounter(context: TrialContext): () => number | undefined {
  * took more than one page and more requests than its first page) fetched the whole listing to
  * answer: it was sorted in memory, or every cursor was followed before answering.
  */
-function ensureStreamed(cost: ListingCost, sent: number | undefined): string {
-  if (cost.firstPage === undefined || sent === undefined || cost.pages < 2 || cost.whole <= cost.firstPage) return '';
+function ensureStreamed(cost: ListingCost, sent: number): string {
+  if (!cost.measured || cost.pages < 2 || cost.whole <= cost.firstPage) return '';
   ensureAt(DOC_SECTIONS.listingOrder, sent < cost.whole, {
     expected: `the first page of list({ order: "newest" }) costs fewer requests than the whole listing (list({}) took ${cost.whole} over ${cost.pages} pages, its first page ${cost.firstPage}): a page is answered from the host's own newest-first order, not from the whole listing`,
     actual: `it sent ${sent} request${sent === 1 ? '' : 's'} for its first page, at least as many as the whole listing: it fetched everything (every page, or every cursor followed) before answering`,
@@ -243,7 +245,7 @@ async function checkNewest(context: TrialContext, description: Description, cost
   const { connector } = requireConnector(context);
   const counted = requestCounter(context);
   let page: HostListPage;
-  let sent: number | undefined;
+  let sent: number;
   try {
     page = await connector.list({ order: 'newest' });
     sent = counted();
