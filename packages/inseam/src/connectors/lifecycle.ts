@@ -14,11 +14,15 @@
  *   have passed, and the person types the confirmation phrase (confirm.ts).
  * - **install**: needs an approval of exactly that sha in the network. Registers the module's kind
  *   (once per platform, remembered in `installed.json` so a restart registers it again, see
- *   `restore`), adds the host and starts its first crawl.
+ *   `restore`), adds the host and starts its first crawl. A host of a module that declares writes
+ *   is made writable only with a scratch prefix on which an install-phase trial of the sha, with
+ *   the host's config, passed check 10 (`writes_not_trialled` otherwise); approval does not need
+ *   one, and says which phases passed (`phases`).
  *
  * Approvals are per network; a kind is registered for the whole platform, so adding a host of a
  * sandboxed kind to another network needs an approval there too (`requireApprovedKind`).
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Description, EgressPort } from '@inseam/connector';
 import {
@@ -40,6 +44,7 @@ import { PostgresStore, type TrialRecord } from '../store/index.js';
 import { parseTrialConfig } from '../trial/config-file.js';
 import type { TrialPhase, TrialReportJson, TrialWriteSample } from '../trial/index.js';
 import { TRIAL_PHASES } from '../trial/types.js';
+import { allowsChanges } from '../fs/permissions.js';
 import { checkClosedSchema, inferConfigSchema } from './config-schema.js';
 import { checkConfirmation, confirmationPhrase } from './confirm.js';
 import { ModuleStore, type ConnectorModuleStore, type Installation, type Submission } from './module-store.js';
@@ -68,6 +73,29 @@ export interface TrialSummary {
   readonly createdAt: number;
   readonly approvedBy: string | null;
   readonly approvedAt: number | null;
+  /** The module's describe() declared writes when it was trialled. */
+  readonly declaresWrites: boolean;
+  /** The install phase's scratch prefix (canonical); null for a submit-phase trial. */
+  readonly scratchPrefix: string | null;
+  /** An install-phase trial whose check 10 (writes) passed on `scratchPrefix`. */
+  readonly writesChecked: boolean;
+}
+
+export type PhaseResult = 'passed' | 'failed' | 'not_run';
+
+/** What a module's trials in a network showed, phase by phase: what a person approving it is told. */
+export interface TrialPhases {
+  /** The newest trial of each phase: passed, failed, or none run. */
+  readonly submit: PhaseResult;
+  readonly install: PhaseResult;
+  readonly declaresWrites: boolean;
+  /** Scratch prefixes where a passed install-phase trial passed check 10: a host may be writable with one of them. */
+  readonly writesCheckedOn: readonly string[];
+}
+
+/** An approved trial, with what the module's trials in the network showed when it was approved. */
+export interface ApprovalSummary extends TrialSummary {
+  readonly phases: TrialPhases;
 }
 
 /** A submitted module as one network sees it. */
@@ -84,6 +112,8 @@ export interface ConnectorView {
   readonly state: ConnectorState;
   /** Its trials in this network, newest first. */
   readonly trials: readonly TrialSummary[];
+  /** What those trials showed, phase by phase. */
+  readonly phases: TrialPhases;
   /** The phrase a person types to approve it, while its newest trial passed and is not approved. */
   readonly confirmation: string | null;
   readonly installation: { readonly kind: string; readonly network: string; readonly installedBy: string; readonly installedAt: number } | null;
@@ -127,6 +157,11 @@ export interface InstallInput {
   readonly sync?: SourceSyncSettings | null;
   readonly permissions?: PermissionTree | null;
   readonly writable?: boolean;
+  /**
+   * The host folder a person named for the install-phase trial's writes: a module that declares
+   * writes is installed writable only when that trial (with this config) passed check 10 there.
+   */
+  readonly scratchPrefix?: string;
   readonly privateOrigins?: readonly string[];
   readonly ownership?: OwnershipScope;
   readonly ownerId?: string;
@@ -222,7 +257,7 @@ export class ConnectorLifecycle {
     });
     // The trial runner (its checks and the sandbox's test harness) loads with the first trial, not
     // with every command that opens the lifecycle to register installed connectors.
-    const { runTrial, trialReportJson } = await import('../trial/index.js');
+    const { runTrial, trialReportJson, canonicalScratchPrefix } = await import('../trial/index.js');
     const report = await runTrial({
       subject: { module: await this.#modules.source(submission.sha), label: `connector-${submission.sha.slice(0, 12)}` },
       phase,
@@ -235,13 +270,19 @@ export class ConnectorLifecycle {
       ...(this.#options.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: this.#options.checkTimeoutMs }),
     });
     const json = { ...trialReportJson(report), refusals: [...report.refusals], honoursOrder: report.honoursOrder };
+    // What making a host writable is later matched against: the prefix check 10 wrote on, and the config.
+    const trialled = {
+      declaresWrites: report.declaresWrites,
+      configDigest: configDigest(file.config),
+      ...(phase === 'install' && file.scratchPrefix !== undefined ? { scratchPrefix: canonicalScratchPrefix(file.scratchPrefix) } : {}),
+    };
     const record = await this.#platform.store.trials.record({
       id: `trial-${globalThis.crypto.randomUUID()}`,
       network,
       kind: report.kind,
       moduleHash: submission.sha,
       passed: report.passed,
-      report: { ...json, trialledBy: actorName(actor) },
+      report: { ...json, ...trialled, trialledBy: actorName(actor) },
       origins: [...report.origins],
     });
     await this.#modules.addTrial(submission.sha, record.id);
@@ -253,7 +294,7 @@ export class ConnectorLifecycle {
    * agent, `precondition_failed` (no trial, the newest failed, approved already),
    * `invalid_argument` (the confirmation is not the phrase), `not_found`.
    */
-  async approve(actor: Actor, network: string, shaText: string, confirm: unknown): Promise<TrialSummary> {
+  async approve(actor: Actor, network: string, shaText: string, confirm: unknown): Promise<ApprovalSummary> {
     requirePerson(actor);
     await this.#platform.networks.get(network);
     const submission = await this.#submission(shaText);
@@ -261,7 +302,7 @@ export class ConnectorLifecycle {
     if (newest === undefined) {
       throw new PreconditionFailedError(`Module ${submission.sha.slice(0, 12)} has no trial in network "${network}"; run the trial first.`, { details: { sha: submission.sha, reason: 'not_trialled' } });
     }
-    return this.#approveTrial(actor, newest, submission.sha, confirm);
+    return this.#approveTrial(actor, network, newest, submission.sha, confirm);
   }
 
   /**
@@ -297,20 +338,21 @@ export class ConnectorLifecycle {
    * A person approves one trial by its id — also trials the MCP endpoint's trial_connector
    * recorded. The same rules as `approve`; the phrase names the trial's kind and module sha.
    */
-  async approveTrial(actor: Actor, network: string, id: string, confirm: unknown): Promise<TrialSummary> {
+  async approveTrial(actor: Actor, network: string, id: string, confirm: unknown): Promise<ApprovalSummary> {
     requirePerson(actor);
     const record = await this.trialRecord(network, id);
-    return this.#approveTrial(actor, record, record.moduleHash, confirm);
+    return this.#approveTrial(actor, network, record, record.moduleHash, confirm);
   }
 
-  async #approveTrial(actor: Actor, trial: TrialSummary, sha: string, confirm: unknown): Promise<TrialSummary> {
+  async #approveTrial(actor: Actor, network: string, trial: TrialSummary, sha: string, confirm: unknown): Promise<ApprovalSummary> {
     if (!trial.passed) {
       throw new PreconditionFailedError(`Trial ${trial.id} of module ${sha.slice(0, 12)} failed; fix the connector (a fixed module is a new submission) or trial it again.`, {
         details: { sha, reason: 'trial_failed', trial: trial.id },
       });
     }
     checkConfirmation(confirm, trial.kind, sha);
-    return summary(await this.#platform.store.trials.approve(trial.id, actor.userId));
+    const approved = summary(await this.#platform.store.trials.approve(trial.id, actor.userId));
+    return { ...approved, phases: phasesOf(await this.#trials(network, sha)) };
   }
 
   /** The phrase for the module's newest passed, unapproved trial; `precondition_failed` when there is none. */
@@ -339,6 +381,9 @@ export class ConnectorLifecycle {
       });
     }
     const config = input.config ?? {};
+    if (input.writable === true || (input.permissions !== undefined && input.permissions !== null && allowsChanges(input.permissions))) {
+      await this.#requireWritesChecked(network, submission, config, input.scratchPrefix);
+    }
     const kind = await this.#exclusive(() => this.#register(actor, network, submission, approved, config, input.configSchema));
     // The approved trial showed whether the host lists newest first; the crawler relies on it.
     const honoursOrder = (await this.#platform.store.trials.get(approved.id))?.report['honoursOrder'] === true;
@@ -403,6 +448,36 @@ export class ConnectorLifecycle {
     if ((await this.#trials(network, sha)).some((trial) => trial.approvedAt !== null)) return;
     throw new PreconditionFailedError(`Kind "${kind}" is a sandboxed connector (module ${sha.slice(0, 12)}) that is not approved in network "${network}"; trial and approve it there first.`, {
       details: { sha, kind, reason: 'not_approved' },
+    });
+  }
+
+  /**
+   * A host of a module that declares writes becomes writable only on a scratch prefix where an
+   * install-phase trial of the sha, with the host's config, passed check 10. Throws
+   * `precondition_failed` (`writes_not_trialled`) naming the trial to run, `invalid_argument` for
+   * a bad prefix.
+   */
+  async #requireWritesChecked(network: string, submission: Submission, config: Readonly<Record<string, unknown>>, scratchPrefix: string | undefined): Promise<void> {
+    const description = (await this.#modules.installation(submission.sha))?.description ?? (await this.#describe(submission, config));
+    if (description.writes === undefined) return;
+    const short = submission.sha.slice(0, 12);
+    const run = `run \`inseam connector trial ${short} --phase install --config <file>\` with this host's config and that "scratchPrefix" in the file, then install again (or install it read only)`;
+    if (scratchPrefix === undefined) {
+      throw new PreconditionFailedError(`Kind "${description.kind}" declares writes, so a host of it is writable only after the install-phase trial's writes (check 10) passed on a scratch prefix of that host: name the prefix (scratchPrefix, \`--scratch-prefix\`) and ${run}.`, {
+        details: { sha: submission.sha, reason: 'writes_not_trialled', argument: 'scratchPrefix' },
+      });
+    }
+    const { canonicalScratchPrefix } = await import('../trial/index.js');
+    const prefix = canonicalScratchPrefix(scratchPrefix);
+    const digest = configDigest(config);
+    for (const id of await this.#modules.trialIds(submission.sha)) {
+      const record = await this.#platform.store.trials.get(id);
+      if (record === null || record.network !== network || !record.passed) continue;
+      const trial = summary(record);
+      if (trial.writesChecked && trial.scratchPrefix === prefix && record.report['configDigest'] === digest) return;
+    }
+    throw new PreconditionFailedError(`No passed install-phase trial of module ${short} in network "${network}" has written on scratch prefix "${prefix}" with this host's config, so the host cannot be made writable yet: ${run}.`, {
+      details: { sha: submission.sha, reason: 'writes_not_trialled', scratchPrefix: prefix },
     });
   }
 
@@ -491,6 +566,7 @@ export class ConnectorLifecycle {
       kind: newest?.kind ?? installation?.kind ?? null,
       state,
       trials,
+      phases: phasesOf(trials),
       confirmation: newest !== undefined && newest.passed && newest.approvedAt === null ? confirmationPhrase(newest.kind, submission.sha) : null,
       installation: installation === null ? null : { kind: installation.kind, network: installation.network, installedBy: installation.installedBy, installedAt: installation.installedAt },
     };
@@ -506,6 +582,9 @@ export class ConnectorLifecycle {
 
 function summary(record: TrialRecord): TrialSummary {
   const phase = record.report['phase'];
+  const scratchPrefix = record.report['scratchPrefix'];
+  const checks = record.report['checks'];
+  const writes = Array.isArray(checks) ? (checks as { id?: unknown; status?: unknown }[]).find((check) => check.id === 10) : undefined;
   return {
     id: record.id,
     kind: record.kind,
@@ -516,7 +595,27 @@ function summary(record: TrialRecord): TrialSummary {
     createdAt: record.createdAt,
     approvedBy: record.approvedBy,
     approvedAt: record.approvedAt,
+    declaresWrites: record.report['declaresWrites'] === true,
+    scratchPrefix: phase === 'install' && typeof scratchPrefix === 'string' ? scratchPrefix : null,
+    writesChecked: phase === 'install' && typeof scratchPrefix === 'string' && writes?.status === 'pass',
   };
+}
+
+/** Phase by phase, from trials newest first. */
+function phasesOf(trials: readonly TrialSummary[]): TrialPhases {
+  const result = (phase: TrialPhase): PhaseResult => {
+    const newest = trials.find((trial) => trial.phase === phase);
+    return newest === undefined ? 'not_run' : newest.passed ? 'passed' : 'failed';
+  };
+  const checkedOn = trials.filter((trial) => trial.passed && trial.writesChecked).map((trial) => trial.scratchPrefix!);
+  return { submit: result('submit'), install: result('install'), declaresWrites: trials[0]?.declaresWrites === true, writesCheckedOn: [...new Set(checkedOn)] };
+}
+
+/** The SHA-256 of a config's JSON with its keys sorted: the same config however its keys were written. */
+function configDigest(config: Readonly<Record<string, unknown>>): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(sorted) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])])) : value;
+  return `sha256:${createHash('sha256').update(JSON.stringify(sorted(config))).digest('hex')}`;
 }
 
 /** A report's list of strings; [] for a trial recorded before the report had it. */

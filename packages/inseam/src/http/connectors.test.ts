@@ -102,7 +102,8 @@ describe('the connector lifecycle', () => {
     expect(missing.status).toBe(400);
     const approved = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.admin, headers, body: { confirm: `approve  notes-api ${sha.slice(0, 12)} ` } });
     expect(approved.status).toBe(200);
-    expect(approved.json()).toMatchObject({ kind: 'notes-api', approvedBy: 'ann' });
+    // Approval says which phases passed: only the submit phase ran, so writes are not checked yet.
+    expect(approved.json()).toMatchObject({ kind: 'notes-api', approvedBy: 'ann', phases: { submit: 'passed', install: 'not_run', declaresWrites: true, writesCheckedOn: [] } });
     const twice = await call(api, 'POST', `/v1/connectors/${sha}/approve`, { token: api.admin, headers, body: { confirm: `approve notes-api ${sha.slice(0, 12)}` } });
     expect(twice.status).toBe(412);
   });
@@ -156,6 +157,45 @@ describe('the connector lifecycle', () => {
     const approved = await call(api, 'POST', `/v1/trials/${trial.id}/approve`, { token: api.admin, headers: { 'inseam-network': 'home' }, body: { confirm: shown.json().confirmation } });
     expect(approved.status).toBe(200);
     expect((await call(api, 'GET', `/v1/connectors/${moduleSha(changed)}`, { token: api.reader })).json().state).toBe('approved');
+  }, 60_000);
+
+  it('installs a module that declares writes writable only where an install-phase trial passed check 10 (that prefix, that config)', async () => {
+    const headers = { 'inseam-network': 'home' };
+    const config = { baseUrl: notes.origin, pageSize: 2 };
+    const install = (body: Record<string, unknown>) =>
+      call(api, 'POST', `/v1/connectors/${sha}/install`, { token: api.admin, headers, body: { config, credentials: { token: notes.token }, privateOrigins: [notes.origin], ...body } });
+    const unnamed = await install({ host: 'notes-rw', writable: true });
+    expect(unnamed.status).toBe(412);
+    expect(unnamed.json().error.details).toMatchObject({ reason: 'writes_not_trialled', argument: 'scratchPrefix' });
+    expect(unnamed.json().error.message).toContain(`inseam connector trial ${sha.slice(0, 12)} --phase install`);
+    const untrialled = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'scratch' });
+    expect(untrialled.status).toBe(412);
+    expect(untrialled.json().error.details).toMatchObject({ reason: 'writes_not_trialled', scratchPrefix: 'scratch' });
+    // A tree that grants write makes the host writable too.
+    const tree = await install({ host: 'notes-rw', permissions: { default: { read: true, write: true, exec: false } }, scratchPrefix: 'scratch' });
+    expect(tree.status).toBe(412);
+    expect(await api.platform.store.hosts.get({ network: 'home', host: 'notes-rw' })).toBeNull();
+
+    const trial = await call(api, 'POST', `/v1/connectors/${sha}/trial`, { token: api.admin, headers, body: { ...trialBody(), phase: 'install', scratchPrefix: 'scratch/' } });
+    expect(trial.status, trial.text).toBe(200);
+    expect(trial.json().report.checks[9]).toMatchObject({ id: 10, status: 'pass' });
+    expect(trial.json().trial).toMatchObject({ phase: 'install', scratchPrefix: 'scratch', writesChecked: true, declaresWrites: true });
+    const view = (await call(api, 'GET', `/v1/connectors/${sha}`, { token: api.reader })).json();
+    expect(view.phases).toEqual({ submit: 'passed', install: 'passed', declaresWrites: true, writesCheckedOn: ['scratch'] });
+
+    const elsewhere = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'other' });
+    expect(elsewhere.json().error.details).toMatchObject({ reason: 'writes_not_trialled', scratchPrefix: 'other' });
+    const otherConfig = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'scratch', config: { baseUrl: notes.origin, pageSize: 3 } });
+    expect(otherConfig.json().error.details).toMatchObject({ reason: 'writes_not_trialled' });
+    // The same config with its keys in another order is the same host.
+    const installed = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'scratch', config: { pageSize: 2, baseUrl: notes.origin } });
+    expect(installed.status, installed.text).toBe(201);
+    expect(installed.json().host).toMatchObject({ slug: 'notes-rw', kind: 'notes-api' });
+    const settings = (await call(api, 'GET', '/v1/hosts/home/notes-rw', { token: api.admin })).json().settings;
+    expect(JSON.stringify(settings)).toContain('"write":true');
+    // Read only needs no install-phase trial.
+    const readOnly = await install({ host: 'notes-ro' });
+    expect(readOnly.status, readOnly.text).toBe(201);
   }, 60_000);
 
   it('registers the installed kind again after a restart', async () => {

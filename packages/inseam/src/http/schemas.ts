@@ -363,9 +363,34 @@ export const crawlStatus: JsonSchema = object(
 );
 
 const trialSummary: JsonSchema = object(
-  { id: str, kind: str, passed: bool, phase: str, origins: array(str), readEndpoints: array(str), createdAt: int, approvedBy: nullable(str), approvedAt: nullable(int) },
+  {
+    id: str,
+    kind: str,
+    passed: bool,
+    phase: str,
+    origins: array(str),
+    readEndpoints: array(str),
+    createdAt: int,
+    approvedBy: nullable(str),
+    approvedAt: nullable(int),
+    declaresWrites: bool,
+    scratchPrefix: nullable({ type: 'string', description: 'The install phase\'s scratch prefix.' }),
+    writesChecked: { type: 'boolean', description: 'An install-phase trial whose check 10 (writes) passed on scratchPrefix.' },
+  },
   ['id', 'kind', 'passed'],
 );
+const phaseResult: JsonSchema = { type: 'string', enum: ['passed', 'failed', 'not_run'] };
+/** What a module's trials in the network showed, phase by phase (connectors/lifecycle.ts TrialPhases). */
+const trialPhases: JsonSchema = object(
+  {
+    submit: phaseResult,
+    install: phaseResult,
+    declaresWrites: bool,
+    writesCheckedOn: { ...array(str), description: 'Scratch prefixes where check 10 passed: a host of the module is writable only with one of them.' },
+  },
+  ['submit', 'install', 'declaresWrites', 'writesCheckedOn'],
+);
+export const approvalSummary: JsonSchema = object({ ...(trialSummary['properties'] as Record<string, JsonSchema>), phases: trialPhases }, ['id', 'kind', 'passed', 'phases']);
 export const connectorView: JsonSchema = object(
   {
     sha: str,
@@ -377,6 +402,7 @@ export const connectorView: JsonSchema = object(
     kind: nullable(str),
     state: { type: 'string', enum: ['submitted', 'trialled', 'approved', 'installed'] },
     trials: array(trialSummary),
+    phases: trialPhases,
     confirmation: nullable({ type: 'string', description: 'What a person types to approve it.' }),
     installation: nullable(object({ kind: str, network: str, installedBy: str, installedAt: int })),
   },

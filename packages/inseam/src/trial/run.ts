@@ -129,6 +129,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     refusals: loaded.egress?.refusals() ?? [],
     leftovers,
     honoursOrder: context.newestVerified === true && records.get(2)?.status === 'pass',
+    declaresWrites: context.description?.writes !== undefined,
     durationMs: Math.round(performance.now() - started),
   };
 }

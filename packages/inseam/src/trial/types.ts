@@ -167,6 +167,8 @@ export interface TrialReport {
    * newest first (HostRecord.honoursOrder), so a skipped window's lower bound ends its listing.
    */
   readonly honoursOrder: boolean;
+  /** describe() declares `writes`: a host of it may be made writable only after check 10 passed on its scratch prefix. */
+  readonly declaresWrites: boolean;
   readonly durationMs: number;
 }
 

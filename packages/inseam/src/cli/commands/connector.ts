@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NotFoundError, PermissionDeniedError } from '@neuralis/package-system/contracts';
 import { progressOf } from '../../catalog/progress.js';
-import type { TrialSummary } from '../../connectors/index.js';
+import type { TrialPhases, TrialSummary } from '../../connectors/index.js';
 import { readTrialConfigFile } from '../../trial/config-file.js';
 import type { TrialPhase } from '../../trial/index.js';
 import { EXIT, type CliIo } from '../io.js';
@@ -54,6 +54,15 @@ async function ask(io: CliIo, prompt: string): Promise<string> {
 function describeTrial(trial: TrialSummary): string {
   const reads = trial.readEndpoints.length === 0 ? '' : `; POST as reads: ${trial.readEndpoints.join(', ')}`;
   return `trial ${trial.id} (${trial.phase} phase) of kind "${trial.kind}": ${trial.passed ? 'passed' : 'FAILED'}; origins used: ${trial.origins.length === 0 ? 'none' : trial.origins.join(', ')}${reads}`;
+}
+
+/** Which phases the module's trials passed, and what that allows, for the person approving. */
+function describePhases(phases: TrialPhases): string {
+  const shown = (result: TrialPhases['submit']): string => (result === 'not_run' ? 'not run' : result);
+  const line = `Phases: submit ${shown(phases.submit)}, install ${shown(phases.install)}`;
+  if (!phases.declaresWrites) return `${line}.`;
+  if (phases.writesCheckedOn.length === 0) return `${line}; it declares writes, and no install-phase trial has passed check 10, so its hosts install read only until one passes (\`inseam connector trial <sha> --phase install\`).`;
+  return `${line}; writes (check 10) passed on scratch prefix ${phases.writesCheckedOn.map((prefix) => JSON.stringify(prefix)).join(', ')}: a host with that config may be installed --writable --scratch-prefix <it>.`;
 }
 
 /** `name` in the module's folder, when it exists there. */
@@ -188,7 +197,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
         io.stderr.write(`Network ${network}: ${describeTrial(trial)}.\nApproving lets this module run as kind "${trial.kind}", reaching only those origins through the gate${trial.readEndpoints.length === 0 ? '' : ', and sending POST while read-only only to those read endpoints'}.\n`);
         const typed = await ask(io, `Type "${phrase}" to approve: `);
         const approved = bySha ? await connectors.approve({ userId: localUser() }, network, target, typed) : await connectors.approveTrial({ userId: localUser() }, network, target, typed);
-        io.stdout.write(`Approved ${describeTrial(approved)} (by ${approved.approvedBy ?? '?'}).\n`);
+        io.stdout.write(`Approved ${describeTrial(approved)} (by ${approved.approvedBy ?? '?'}).\n${describePhases(approved.phases)}\n`);
       });
     });
 
@@ -207,6 +216,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
     .option('--sync <json|@file>', 'sync settings, e.g. {"trigger":"auto"}')
     .option('--permissions <json|@file>', 'the host\'s permission tree')
     .option('--writable', 'let callers write and delete on the new host (default: read only)')
+    .option('--scratch-prefix <prefix>', 'with --writable, for a module that declares writes: the folder where its install-phase trial passed check 10')
     .option('--allow-private-origin <origin>', 'approve a declared origin on a private address; repeatable', collect, [])
     .option('--json', 'print the host and its first crawl as JSON')
     .action(async (sha: string, options: InstallOptions, command: Command) => {
@@ -232,6 +242,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
           ...(sync === undefined ? {} : { sync: sync as never }),
           ...(permissions === undefined ? {} : { permissions: permissions as never }),
           ...(options.writable === undefined ? {} : { writable: options.writable }),
+          ...(options.scratchPrefix === undefined ? {} : { scratchPrefix: options.scratchPrefix }),
           ...(options.allowPrivateOrigin.length === 0 ? {} : { privateOrigins: options.allowPrivateOrigin }),
         });
         if (ticket.where === 'queue') {
@@ -272,6 +283,7 @@ interface InstallOptions {
   readonly sync?: string;
   readonly permissions?: string;
   readonly writable?: boolean;
+  readonly scratchPrefix?: string;
   readonly allowPrivateOrigin: readonly string[];
   readonly json?: boolean;
 }

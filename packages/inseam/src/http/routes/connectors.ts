@@ -8,7 +8,7 @@ import { PermissionDeniedError } from '@neuralis/package-system/contracts';
 import type { Actor } from '../../connectors/index.js';
 import { MAX_MODULE_BYTES } from '../../connectors/index.js';
 import type { Call, RouteSpec } from '../route.js';
-import { authView, connectorView, hostFields, hostSlug, hostView, crawlStatus, shaParams, trialOutcome, trialSummary } from '../schemas.js';
+import { approvalSummary, authView, connectorView, hostFields, hostSlug, hostView, crawlStatus, shaParams, trialOutcome, trialSummary } from '../schemas.js';
 import { authViewOf, crawlStatusOf, firstProgress, requirePersonForWrites } from './hosts.js';
 import { parseTrialSamples } from '../../trial/index.js';
 
@@ -153,7 +153,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
     tag: TAG,
     params: shaParams,
     body: confirmBody,
-    responses: { 200: { description: 'The approved trial.', schema: trialSummary } },
+    responses: { 200: { description: 'The approved trial, and what the module\'s trials showed phase by phase (`phases`).', schema: approvalSummary } },
     handler: async (call) => {
       const { confirm } = call.request.body as { confirm: string };
       return call.services.connectors.approve(actor(call), await call.network(), sha(call), confirm);
@@ -197,7 +197,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
     tag: TAG,
     params: trialParams,
     body: confirmBody,
-    responses: { 200: { description: 'The approved trial.', schema: trialSummary } },
+    responses: { 200: { description: 'The approved trial, and what the module\'s trials showed phase by phase (`phases`).', schema: approvalSummary } },
     handler: async (call) => {
       const { confirm } = call.request.body as { confirm: string };
       return call.services.connectors.approveTrial(actor(call), await call.network(), trialId(call), confirm);
@@ -209,12 +209,19 @@ export const connectorRoutes: readonly RouteSpec[] = [
     operationId: 'installConnector',
     action: 'connectors.install',
     summary: 'Install an approved module: register its kind, add the host, start its first crawl',
-    description: 'Needs an approval of exactly this sha in the caller\'s network (412 `precondition_failed` otherwise).',
+    description:
+      'Needs an approval of exactly this sha in the caller\'s network (412 `precondition_failed` otherwise). A module that declares writes is installed writable (or with a tree granting write) only with a `scratchPrefix` on which a passed install-phase trial of the sha, with the same config, passed check 10 (412, `details.reason: writes_not_trialled`).',
     tag: TAG,
     params: shaParams,
     body: {
       type: 'object',
-      properties: { host: hostSlug, configSchema: { type: 'object' }, ...hostFields, config: configObject },
+      properties: {
+        host: hostSlug,
+        configSchema: { type: 'object' },
+        ...hostFields,
+        config: configObject,
+        scratchPrefix: { type: 'string', minLength: 1, maxLength: 1024, description: 'Where an install-phase trial passed check 10: needed to install a module that declares writes writable.' },
+      },
       required: ['host'],
       additionalProperties: false,
     },
