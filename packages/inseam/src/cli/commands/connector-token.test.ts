@@ -95,6 +95,8 @@ describe('inseam connector, approve and install', () => {
     const approved = await cli(dataDir, ['approve', sha.slice(0, 10)], { stdin: terminal(`approve notes-api ${sha.slice(0, 12)}`) });
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain('Approved trial');
+    // The approval says which phases passed, and that writes wait for the install phase.
+    expect(approved.stdout).toContain('Phases: submit passed, install not run; it declares writes, and no install-phase trial has passed check 10');
   });
 
   it('installs the approved module and runs its first crawl', async () => {
@@ -118,4 +120,24 @@ describe('inseam connector, approve and install', () => {
     const listed = JSON.parse((await cli(dataDir, ['connector', 'ls', '--json'])).stdout) as { sha: string; state: string }[];
     expect(listed).toEqual([expect.objectContaining({ sha, state: 'installed' })]);
   }, 60_000);
+
+  it('installs a host writable only after the install-phase trial passed check 10 on its scratch prefix', async () => {
+    const config = JSON.stringify({ baseUrl: notes.origin });
+    const install = (slug: string, ...extra: string[]) =>
+      cli(dataDir, ['install', sha, '--host', slug, '--config', config, '--credential', `token=${notes.token}`, '--allow-private-origin', notes.origin, '--json', ...extra]);
+    const refused = await install('notes-rw', '--writable', '--scratch-prefix', 'scratch');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('[precondition_failed]');
+    expect(refused.stderr).toContain(`inseam connector trial ${sha.slice(0, 12)} --phase install --config <file>`);
+    const file = join(dataDir, 'install-trial.json');
+    await writeFile(file, JSON.stringify({ config: { baseUrl: notes.origin }, credentials: { token: notes.token }, allowPrivateOrigins: [notes.origin], scratchPrefix: 'scratch' }));
+    const trial = await cli(dataDir, ['connector', 'trial', sha.slice(0, 12), '--config', file, '--phase', 'install']);
+    expect(trial.code, trial.stdout + trial.stderr).toBe(0);
+    expect(trial.stdout).toContain('(install phase) of kind "notes-api": passed');
+    const installed = await install('notes-rw', '--writable', '--scratch-prefix', 'scratch');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect((JSON.parse(installed.stdout) as { host: { slug: string } }).host.slug).toBe('notes-rw');
+    const view = JSON.parse((await cli(dataDir, ['connector', 'ls', '--json'])).stdout) as { phases: unknown }[];
+    expect(view[0]?.phases).toEqual({ submit: 'passed', install: 'passed', declaresWrites: true, writesCheckedOn: ['scratch'] });
+  }, 90_000);
 });
