@@ -381,9 +381,7 @@ export class ConnectorLifecycle {
       });
     }
     const config = input.config ?? {};
-    if (input.writable === true || (input.permissions !== undefined && input.permissions !== null && allowsChanges(input.permissions))) {
-      await this.#requireWritesChecked(network, submission, config, input.scratchPrefix);
-    }
+    if (makesWritable(input)) await this.#requireWritesChecked(network, submission, config, input.scratchPrefix);
     const kind = await this.#exclusive(() => this.#register(actor, network, submission, approved, config, input.configSchema));
     // The approved trial showed whether the host lists newest first; the crawler relies on it.
     const honoursOrder = (await this.#platform.store.trials.get(approved.id))?.report['honoursOrder'] === true;
@@ -461,7 +459,7 @@ export class ConnectorLifecycle {
     const description = (await this.#modules.installation(submission.sha))?.description ?? (await this.#describe(submission, config));
     if (description.writes === undefined) return;
     const short = submission.sha.slice(0, 12);
-    const run = `run \`inseam connector trial ${short} --phase install --config <file>\` with this host's config and that "scratchPrefix" in the file, then install again (or install it read only)`;
+    const run = `run \`inseam connector trial ${short} --phase install --config <file>\` with this host's config and that "scratchPrefix" in the file, then try again (or keep the host read only)`;
     if (scratchPrefix === undefined) {
       throw new PreconditionFailedError(`Kind "${description.kind}" declares writes, so a host of it is writable only after the install-phase trial's writes (check 10) passed on a scratch prefix of that host: name the prefix (scratchPrefix, \`--scratch-prefix\`) and ${run}.`, {
         details: { sha: submission.sha, reason: 'writes_not_trialled', argument: 'scratchPrefix' },
@@ -479,6 +477,17 @@ export class ConnectorLifecycle {
     throw new PreconditionFailedError(`No passed install-phase trial of module ${short} in network "${network}" has written on scratch prefix "${prefix}" with this host's config, so the host cannot be made writable yet: ${run}.`, {
       details: { sha: submission.sha, reason: 'writes_not_trialled', scratchPrefix: prefix },
     });
+  }
+
+  /**
+   * Before a host of an installed sandboxed kind is made writable outside `install` (added
+   * writable, or its permissions changed): the same rule as install's. Kinds that are not
+   * sandboxed modules pass. Throws `precondition_failed` (`writes_not_trialled`), `invalid_argument`.
+   */
+  async requireWritesChecked(network: string, kind: string, config: Readonly<Record<string, unknown>>, scratchPrefix?: string): Promise<void> {
+    const sha = this.#installed.get(kind);
+    if (sha === undefined) return;
+    await this.#requireWritesChecked(network, await this.#submission(sha), config, scratchPrefix);
   }
 
   async #register(actor: Actor, network: string, submission: Submission, approved: TrialSummary, config: Readonly<Record<string, unknown>>, schema: ConfigSchema | undefined): Promise<string> {
@@ -578,6 +587,12 @@ export class ConnectorLifecycle {
     this.#serial = next.catch(() => undefined);
     return next;
   }
+}
+
+/** A host change or new host that lets callers write (or run): `writable: true`, or a tree granting it. */
+export function makesWritable(change: { readonly writable?: boolean; readonly permissions?: PermissionTree | null }): boolean {
+  if (change.writable !== undefined) return change.writable === true;
+  return change.permissions !== undefined && change.permissions !== null && allowsChanges(change.permissions);
 }
 
 function summary(record: TrialRecord): TrialSummary {

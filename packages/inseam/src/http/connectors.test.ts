@@ -198,6 +198,29 @@ describe('the connector lifecycle', () => {
     expect(readOnly.status, readOnly.text).toBe(201);
   }, 60_000);
 
+  it('makes a host of that kind writable later, or adds one writable, under the same rule', async () => {
+    const headers = { 'inseam-network': 'home' };
+    const patched = await call(api, 'PATCH', '/v1/hosts/home/notes-ro', { token: api.admin, body: { writable: true } });
+    expect(patched.status).toBe(412);
+    expect(patched.json().error.details.reason).toBe('writes_not_trialled');
+    const unnamed = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true } });
+    expect(unnamed.status).toBe(412);
+    const elsewhere = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true, scratchPrefix: 'other' } });
+    expect(elsewhere.json().error.details).toMatchObject({ reason: 'writes_not_trialled', scratchPrefix: 'other' });
+    const added = await call(api, 'POST', '/v1/hosts', {
+      token: api.admin,
+      headers,
+      body: { slug: 'notes-added', kind: 'notes-api', writable: true, config: { baseUrl: notes.origin, pageSize: 2 }, credentials: { token: notes.token }, privateOrigins: [notes.origin] },
+    });
+    expect(added.status).toBe(412);
+    expect(added.json().error.details.reason).toBe('writes_not_trialled');
+    const made = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true, scratchPrefix: 'scratch' } });
+    expect(made.status, made.text).toBe(200);
+    expect(JSON.stringify(made.json().permissions)).toContain('"write":true');
+    // Turning writes off needs nothing.
+    expect((await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: false } })).status).toBe(200);
+  });
+
   it('registers the installed kind again after a restart', async () => {
     await api.stop();
     const platform = await openPlatform({ dataDir: api.dataDir, env: {} });

@@ -18,6 +18,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
+import { makesWritable } from '../../connectors/index.js';
 import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
 import type { SyncRecord } from '../../store/index.js';
 import type { CliIo } from '../io.js';
@@ -186,6 +187,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
           if (input.kind === undefined) throw new InvalidArgumentError('Name the kind with --kind (see `inseam host kinds`), or add a declared source with --from <package>.', { details: { argument: 'kind' } });
           // A sandboxed connector's kind is registered platform-wide; each network needs its own approval.
           await connectors.requireApprovedKind(ref.network, input.kind);
+          if (makesWritable(input)) await connectors.requireWritesChecked(ref.network, input.kind, input.config ?? {});
           if (!platform.kinds.has(input.kind)) throw unknownKind(input.kind, platform.kinds.list());
           added = await platform.networks.addHost({ ...input, kind: input.kind, network: ref.network, slug: ref.host });
         }
@@ -246,7 +248,11 @@ export function registerHostCommand(program: Command, io: CliIo): void {
       if (Object.keys(change).length === 0) {
         throw new InvalidArgumentError('Say what to change: --config, --label, --description, --scope, --sync (or --sync-mode/--interval), --permissions, --writable or --read-only.', { details: { argument: 'change' } });
       }
-      await withPlatform(command, io, async (platform) => {
+      await withPlatform(command, io, async (platform, connectors) => {
+        if (makesWritable(change)) {
+          const record = await platform.networks.hostRecord(ref);
+          await connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config);
+        }
         const changed = await platform.networks.updateHost(ref, change);
         // A new config or scope started a full sync; this command ends with it rather than leave it paused.
         const syncing = platform.crawler.running(ref);
@@ -265,15 +271,21 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .option('--writable', 'turn writes on (the tree\'s default write; paths that deny writes keep denying)')
     .option('--read-only', 'turn writes off everywhere')
     .option('--permissions <json|@file>', 'a new permission tree (with --writable or --read-only applied on top)')
+    .option('--scratch-prefix <prefix>', 'for a sandboxed connector that declares writes: where its install-phase trial passed check 10')
     .option('--json', 'print the host as JSON')
-    .action(async (target: string, options: { readonly writable?: boolean; readonly readOnly?: boolean; readonly permissions?: string; readonly json?: boolean }, command: Command) => {
+    .action(async (target: string, options: { readonly writable?: boolean; readonly readOnly?: boolean; readonly permissions?: string; readonly scratchPrefix?: string; readonly json?: boolean }, command: Command) => {
       if (options.writable === true && options.readOnly === true) {
         throw new InvalidArgumentError('Give --writable or --read-only, not both.', { details: { argument: 'writable' } });
       }
       const permissions = options.permissions === undefined ? undefined : ((await readJsonArgument(options.permissions, '--permissions')) as PermissionTree);
       const writable = options.writable === true ? true : options.readOnly === true ? false : undefined;
-      await withPlatform(command, io, async (platform) => {
-        const changed = await platform.networks.setPermissions(parseHostArgument(target), { ...(permissions === undefined ? {} : { permissions }), ...(writable === undefined ? {} : { writable }) });
+      await withPlatform(command, io, async (platform, connectors) => {
+        const change = { ...(permissions === undefined ? {} : { permissions }), ...(writable === undefined ? {} : { writable }) };
+        if (makesWritable(change)) {
+          const record = await platform.networks.hostRecord(parseHostArgument(target));
+          await connectors.requireWritesChecked(record.network, record.kind, record.config, options.scratchPrefix);
+        }
+        const changed = await platform.networks.setPermissions(parseHostArgument(target), change);
         if (options.json === true) return printJson(io, changed);
         io.stdout.write(`Host ${changed.address} now has permissions ${JSON.stringify(changed.permissions)}.\n`);
       });

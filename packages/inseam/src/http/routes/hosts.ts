@@ -11,6 +11,7 @@ import { progressOf, type CrawlProgress } from '../../catalog/index.js';
 import type { CrawlHandle } from '../../crawl/index.js';
 import type { FsHost } from '../../fs/index.js';
 import { allowsChanges } from '../../fs/permissions.js';
+import { makesWritable } from '../../connectors/index.js';
 import type { AddHostInput } from '../../network/index.js';
 import { SYNC_HISTORY_KEEP } from '../../store/index.js';
 import type { Platform, QueuedCrawl } from '../../platform/index.js';
@@ -276,7 +277,10 @@ export const hostRoutes: readonly RouteSpec[] = [
         added = await call.services.platform.networks.addDeclared(network, from, body.slug, { ...fields, ...(kind === undefined ? {} : { kind }) });
       } else {
         if (kind === undefined) throw new HttpError('invalid_argument', 'A host needs a `kind` (see GET /v1/source-kinds), or `from` naming the package that declares it.', { details: { argument: 'body.kind' } });
-        if (call.services.platform.kinds.has(kind) && call.services.platform.kinds.get(kind).sandboxed) await call.services.connectors.requireApprovedKind(network, kind);
+        if (call.services.platform.kinds.has(kind) && call.services.platform.kinds.get(kind).sandboxed) {
+          await call.services.connectors.requireApprovedKind(network, kind);
+          if (makesWritable(fields)) await call.services.connectors.requireWritesChecked(network, kind, fields.config ?? {});
+        }
         const input: AddHostInput = { ...fields, network, kind };
         added = await call.services.platform.networks.addHost(input);
       }
@@ -312,14 +316,23 @@ export const hostRoutes: readonly RouteSpec[] = [
     params: hostParams,
     body: {
       type: 'object',
-      properties: { permissions: hostFields['permissions']!, writable: hostFields['writable']! },
+      properties: {
+        permissions: hostFields['permissions']!,
+        writable: hostFields['writable']!,
+        scratchPrefix: { type: 'string', minLength: 1, maxLength: 1024, description: 'For a sandboxed connector that declares writes: where its install-phase trial, with this host\'s config, passed check 10.' },
+      },
       additionalProperties: false,
     },
     responses: { 200: { description: 'The host with its new tree.', schema: hostView } },
     handler: async (call) => {
       const ref = hostRef(call);
       await call.network(ref.network);
-      return call.services.platform.networks.setPermissions(ref, call.request.body as { permissions?: PermissionTree | null; writable?: boolean });
+      const { scratchPrefix, ...change } = call.request.body as { permissions?: PermissionTree | null; writable?: boolean; scratchPrefix?: string };
+      if (makesWritable(change)) {
+        const record = await call.services.platform.networks.hostRecord(ref);
+        await call.services.connectors.requireWritesChecked(record.network, record.kind, record.config, scratchPrefix);
+      }
+      return call.services.platform.networks.setPermissions(ref, change);
     },
   },
   {
@@ -377,6 +390,10 @@ export const hostRoutes: readonly RouteSpec[] = [
       if (change.permissions !== undefined || change.writable !== undefined) {
         const refused = refusal(ACTIONS['hosts.permissions'], call.principal, 'Changing what a host lets callers do');
         if (refused !== null) throw refused;
+      }
+      if (makesWritable(change)) {
+        const record = await call.services.platform.networks.hostRecord(ref);
+        await call.services.connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config);
       }
       return call.services.platform.networks.updateHost(ref, change);
     },
