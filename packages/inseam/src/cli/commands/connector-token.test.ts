@@ -140,4 +140,14 @@ describe('inseam connector, approve and install', () => {
     const view = JSON.parse((await cli(dataDir, ['connector', 'ls', '--json'])).stdout) as { phases: unknown }[];
     expect(view[0]?.phases).toEqual({ submit: 'passed', install: 'passed', declaresWrites: true, writesCheckedOn: ['scratch'] });
   }, 90_000);
+
+  it('inseam host permissions --writable on a read-only host of the kind needs that scratch prefix', async () => {
+    const refused = await cli(dataDir, ['host', 'permissions', 'home/notes', '--writable']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('[precondition_failed]');
+    expect(refused.stderr).toContain('declares writes');
+    const made = await cli(dataDir, ['host', 'permissions', 'home/notes', '--writable', '--scratch-prefix', 'scratch', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(made.stdout).permissions)).toContain('"write":true');
+  });
 });
