@@ -1,4 +1,4 @@
-export { ConnectorLifecycle, MAX_MODULE_BYTES, makesWritable } from './lifecycle.js';
+export { ConnectorLifecycle, MAX_MODULE_BYTES } from './lifecycle.js';
 export type {
   Actor,
   ConnectorState,

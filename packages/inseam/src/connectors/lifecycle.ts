@@ -480,13 +480,20 @@ export class ConnectorLifecycle {
   }
 
   /**
-   * Before a host of an installed sandboxed kind is made writable outside `install` (added
-   * writable, or its permissions changed): the same rule as install's. Kinds that are not
-   * sandboxed modules pass. Throws `precondition_failed` (`writes_not_trialled`), `invalid_argument`.
+   * Before a host of an installed sandboxed kind is made writable outside `install` (added with
+   * `change` making it writable, or its permissions changed so): the same rule as install's. A
+   * change that leaves it read only, and kinds that are not sandboxed modules, pass. Throws
+   * `precondition_failed` (`writes_not_trialled`), `invalid_argument`.
    */
-  async requireWritesChecked(network: string, kind: string, config: Readonly<Record<string, unknown>>, scratchPrefix?: string): Promise<void> {
+  async requireWritesChecked(
+    network: string,
+    kind: string,
+    config: Readonly<Record<string, unknown>>,
+    change: { readonly writable?: boolean; readonly permissions?: PermissionTree | null },
+    scratchPrefix?: string,
+  ): Promise<void> {
     const sha = this.#installed.get(kind);
-    if (sha === undefined) return;
+    if (sha === undefined || !makesWritable(change)) return;
     await this.#requireWritesChecked(network, await this.#submission(sha), config, scratchPrefix);
   }
 
@@ -590,7 +597,7 @@ export class ConnectorLifecycle {
 }
 
 /** A host change or new host that lets callers write (or run): `writable: true`, or a tree granting it. */
-export function makesWritable(change: { readonly writable?: boolean; readonly permissions?: PermissionTree | null }): boolean {
+function makesWritable(change: { readonly writable?: boolean; readonly permissions?: PermissionTree | null }): boolean {
   if (change.writable !== undefined) return change.writable === true;
   return change.permissions !== undefined && change.permissions !== null && allowsChanges(change.permissions);
 }

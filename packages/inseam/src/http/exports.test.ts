@@ -44,7 +44,7 @@ describe('the http and connectors surfaces', () => {
 
   it('connectors exports exactly its named API', () => {
     expect(Object.keys(connectors).sort()).toEqual(
-      ['CONFIRM_SHA_DIGITS', 'ConnectorLifecycle', 'MAX_MODULE_BYTES', 'MIN_SHA_PREFIX', 'ModuleStore', 'SHA_PATTERN', 'checkClosedSchema', 'checkConfirmation', 'confirmationPhrase', 'inferConfigSchema', 'makesWritable', 'moduleSha'].sort(),
+      ['CONFIRM_SHA_DIGITS', 'ConnectorLifecycle', 'MAX_MODULE_BYTES', 'MIN_SHA_PREFIX', 'ModuleStore', 'SHA_PATTERN', 'checkClosedSchema', 'checkConfirmation', 'confirmationPhrase', 'inferConfigSchema', 'moduleSha'].sort(),
     );
   });
 

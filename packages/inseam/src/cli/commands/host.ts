@@ -18,7 +18,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
-import { makesWritable } from '../../connectors/index.js';
 import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
 import type { SyncRecord } from '../../store/index.js';
 import type { CliIo } from '../io.js';
@@ -187,7 +186,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
           if (input.kind === undefined) throw new InvalidArgumentError('Name the kind with --kind (see `inseam host kinds`), or add a declared source with --from <package>.', { details: { argument: 'kind' } });
           // A sandboxed connector's kind is registered platform-wide; each network needs its own approval.
           await connectors.requireApprovedKind(ref.network, input.kind);
-          if (makesWritable(input)) await connectors.requireWritesChecked(ref.network, input.kind, input.config ?? {});
+          await connectors.requireWritesChecked(ref.network, input.kind, input.config ?? {}, input);
           if (!platform.kinds.has(input.kind)) throw unknownKind(input.kind, platform.kinds.list());
           added = await platform.networks.addHost({ ...input, kind: input.kind, network: ref.network, slug: ref.host });
         }
@@ -249,10 +248,8 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         throw new InvalidArgumentError('Say what to change: --config, --label, --description, --scope, --sync (or --sync-mode/--interval), --permissions, --writable or --read-only.', { details: { argument: 'change' } });
       }
       await withPlatform(command, io, async (platform, connectors) => {
-        if (makesWritable(change)) {
-          const record = await platform.networks.hostRecord(ref);
-          await connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config);
-        }
+        const record = await platform.networks.hostRecord(ref);
+        await connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config, change);
         const changed = await platform.networks.updateHost(ref, change);
         // A new config or scope started a full sync; this command ends with it rather than leave it paused.
         const syncing = platform.crawler.running(ref);
@@ -281,10 +278,8 @@ export function registerHostCommand(program: Command, io: CliIo): void {
       const writable = options.writable === true ? true : options.readOnly === true ? false : undefined;
       await withPlatform(command, io, async (platform, connectors) => {
         const change = { ...(permissions === undefined ? {} : { permissions }), ...(writable === undefined ? {} : { writable }) };
-        if (makesWritable(change)) {
-          const record = await platform.networks.hostRecord(parseHostArgument(target));
-          await connectors.requireWritesChecked(record.network, record.kind, record.config, options.scratchPrefix);
-        }
+        const record = await platform.networks.hostRecord(parseHostArgument(target));
+        await connectors.requireWritesChecked(record.network, record.kind, record.config, change, options.scratchPrefix);
         const changed = await platform.networks.setPermissions(parseHostArgument(target), change);
         if (options.json === true) return printJson(io, changed);
         io.stdout.write(`Host ${changed.address} now has permissions ${JSON.stringify(changed.permissions)}.\n`);

@@ -11,7 +11,6 @@ import { progressOf, type CrawlProgress } from '../../catalog/index.js';
 import type { CrawlHandle } from '../../crawl/index.js';
 import type { FsHost } from '../../fs/index.js';
 import { allowsChanges } from '../../fs/permissions.js';
-import { makesWritable } from '../../connectors/index.js';
 import type { AddHostInput } from '../../network/index.js';
 import { SYNC_HISTORY_KEEP } from '../../store/index.js';
 import type { Platform, QueuedCrawl } from '../../platform/index.js';
@@ -279,7 +278,7 @@ export const hostRoutes: readonly RouteSpec[] = [
         if (kind === undefined) throw new HttpError('invalid_argument', 'A host needs a `kind` (see GET /v1/source-kinds), or `from` naming the package that declares it.', { details: { argument: 'body.kind' } });
         if (call.services.platform.kinds.has(kind) && call.services.platform.kinds.get(kind).sandboxed) {
           await call.services.connectors.requireApprovedKind(network, kind);
-          if (makesWritable(fields)) await call.services.connectors.requireWritesChecked(network, kind, fields.config ?? {});
+          await call.services.connectors.requireWritesChecked(network, kind, fields.config ?? {}, fields);
         }
         const input: AddHostInput = { ...fields, network, kind };
         added = await call.services.platform.networks.addHost(input);
@@ -328,10 +327,8 @@ export const hostRoutes: readonly RouteSpec[] = [
       const ref = hostRef(call);
       await call.network(ref.network);
       const { scratchPrefix, ...change } = call.request.body as { permissions?: PermissionTree | null; writable?: boolean; scratchPrefix?: string };
-      if (makesWritable(change)) {
-        const record = await call.services.platform.networks.hostRecord(ref);
-        await call.services.connectors.requireWritesChecked(record.network, record.kind, record.config, scratchPrefix);
-      }
+      const record = await call.services.platform.networks.hostRecord(ref);
+      await call.services.connectors.requireWritesChecked(record.network, record.kind, record.config, change, scratchPrefix);
       return call.services.platform.networks.setPermissions(ref, change);
     },
   },
@@ -391,10 +388,8 @@ export const hostRoutes: readonly RouteSpec[] = [
         const refused = refusal(ACTIONS['hosts.permissions'], call.principal, 'Changing what a host lets callers do');
         if (refused !== null) throw refused;
       }
-      if (makesWritable(change)) {
-        const record = await call.services.platform.networks.hostRecord(ref);
-        await call.services.connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config);
-      }
+      const record = await call.services.platform.networks.hostRecord(ref);
+      await call.services.connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config, change);
       return call.services.platform.networks.updateHost(ref, change);
     },
   },
