@@ -89,7 +89,7 @@ export const ACTIONS = Object.freeze({
   // mkdir and a copy write (a copy's source is only read); a move removes its source as a delete does.
   'fs.mkdir': { grant: 'write' },
   'fs.copy': { grant: 'write' },
-  'fs.move': { grant: ['write', 'delete'] },
+  'fs.move': { grant: ['delete', 'write'] },
   'exec.run': { features: EXEC, grant: 'exec' },
   'runs.start': { features: EXEC, grant: 'exec' },
   // A run's owner can always see and stop it, even after losing the feature or the grant.
