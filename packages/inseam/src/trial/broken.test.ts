@@ -323,6 +323,25 @@ describe('envelopes against the message headers', () => {
     expect(sent).toContain('is received: its From or Sender is not one of the owner\'s addresses (ada@example.com)\nactual: it is "sent"');
   });
 
+  it('an entry that names its raw message in extra.rawMessage is held to that message\'s header', async () => {
+    // A mail catcher's JSON summary: not itself a message, but it says where its raw form is.
+    const summaries = (fake?: string) => `${mailEnvelopes(fake)}
+    const summary = (entry) => (entry === null || entry.envelope === undefined ? entry : { ...entry, mime: 'application/vnd.catcher+json', extra: { ...entry.extra, rawMessage: entry.path } });
+    const enveloping = connector.list;
+    connector.list = async (options) => {
+      const page = await enveloping(options);
+      return { ...page, entries: page.entries.map(summary) };
+    };
+    const statting = connector.stat;
+    connector.stat = async (path) => summary(await statting(path));`;
+    const faithful = await mailTrial(summaries(), 'catcher', 'submit');
+    expect(faithful.passed, formatTrialReport(faithful)).toBe(true);
+    expect(faithful.checks[4]?.detail).toContain('envelopes of 4 of 4 messages agree');
+    const faked = await mailTrial(summaries(`(envelope) => ({ ...envelope, direction: 'sent' })`), 'catcher-sent', 'submit');
+    expect(faked.checks.filter((check) => check.status === 'fail').map((check) => check.id), formatTrialReport(faked)).toEqual([5]);
+    expect(faked.checks[4]?.detail).toMatch(/^expected: the envelope of "mail\/inbox\/2024-04-30%20hello\.eml" is received: its From or Sender is not one of the owner's addresses/);
+  });
+
   it('the trial\'s own envelope option overrides the config: the owner\'s host decides which results count', async () => {
     // Trusting the sender's own host (mail.example.org) instead of Ada's, the faithful connector's results are wrong.
     const report = await mailTrial(mailEnvelopes(), 'mail-other-host', 'submit', { envelope: { ownAddresses: ['ada@example.com'], authservId: 'mail.example.org' } });
