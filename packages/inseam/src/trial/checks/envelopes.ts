@@ -83,7 +83,8 @@ interface StatedHeader {
 async function statedHeader(bytes: Uint8Array): Promise<StatedHeader> {
   const block = headerBlock(bytes);
   // Parsed as imap's envelope code parses it (connectors/imap/src/entries.ts): encoded words,
-  // quoted names, comments and groups are mailparser's to get right.
+  // quoted names, comments and groups are mailparser's to get right. Loaded only for a listing
+  // with messages, so a trial of any other host does not pay for it.
   const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(Buffer.concat([block, Buffer.from('\r\n')]), { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true }).catch(() => undefined);
   const parties: MailParties = {
