@@ -970,7 +970,9 @@ export class FsService {
           packageId: loaded.packageId,
           ...(loaded.version === undefined ? {} : { version: loaded.version }),
           trust: loaded.trust,
-          sourceKinds: connectors.flatMap((entry) => (entry.type === 'source' ? [{ kind: entry.kind, name: entry.name, runtimeGated: entry.runtimeGated === true }] : [])),
+          sourceKinds: connectors.flatMap((entry) =>
+            entry.type === 'source' ? [{ kind: entry.kind, name: entry.name, ...(entry.category === undefined ? {} : { category: entry.category }), runtimeGated: entry.runtimeGated === true }] : [],
+          ),
           mcp: connectors.flatMap((entry) =>
             entry.type === 'mcp' ? [{ id: entry.id, name: entry.name, transport: entry.transport, ...(entry.description === undefined ? {} : { description: entry.description }) }] : [],
           ),
@@ -982,7 +984,7 @@ export class FsService {
       overviews.push({
         packageId: SANDBOX_PACKAGE_ID,
         trust: 'sandboxed',
-        sourceKinds: sandboxed.map((metadata) => ({ kind: metadata.kind, name: metadata.label, runtimeGated: metadata.runtimeGated })),
+        sourceKinds: sandboxed.map((metadata) => ({ kind: metadata.kind, name: metadata.label, ...(metadata.category === undefined ? {} : { category: metadata.category }), runtimeGated: metadata.runtimeGated })),
         mcp: [],
         sources: [],
       });
