@@ -16,6 +16,8 @@ export interface PackageOverview {
   readonly trust: PackageTrust | 'sandboxed';
   readonly sourceKinds: readonly { readonly kind: string; readonly name: string; readonly category?: string; readonly runtimeGated: boolean }[];
   readonly mcp: readonly { readonly id: string; readonly name: string; readonly transport: McpTransport; readonly description?: string }[];
+  /** Whether the package is on the network's MCP-hosting enable list now (its in-process tools are served). */
+  readonly hosted: boolean;
   /** Slugs of the `sources[]` the package declares. */
   readonly sources: readonly string[];
 }
@@ -48,7 +50,10 @@ function packageLine(overview: PackageOverview): string {
   const parts: string[] = [];
   for (const kind of overview.sourceKinds) parts.push(`source kind ${clean(kind.kind)} (${clean(kind.name)}${categoryMark(kind.category)}${kind.runtimeGated ? ', runtime-gated' : ''})`);
   for (const mcp of overview.mcp) {
-    const how = mcp.transport === 'in-process' ? 'in-process: its tools are hosted by this package and available now' : `${mcp.transport} MCP server`;
+    const how =
+      mcp.transport === 'in-process'
+        ? `in-process: its tools are hosted by this package, available only while the package is on this network's hosting enable list (${overview.hosted ? 'it is' : 'it is not'})`
+        : `${mcp.transport} MCP server`;
     parts.push(`MCP connector ${clean(mcp.id)} (${clean(mcp.name)}, ${how}${mcp.description === undefined ? '' : `; ${clean(mcp.description)}`})`);
   }
   if (overview.sources.length > 0) parts.push(`declares sources ${overview.sources.map(clean).join(', ')}`);

@@ -124,7 +124,7 @@ describe('an offline host', () => {
       concealment: (host) => platform.kinds.concealment(host),
       crawlTarget: (host) => platform.kinds.crawlTarget(host),
     };
-    const flaky = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
+    const flaky = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, packageStates: platform.packageStates, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('catalog');
     await vi.waitFor(async () => expect((await flaky.hosts(ann)).find((host) => host.slug === 'notes')?.status).toMatchObject({ state: 'online', probed: true }));
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('live');
@@ -144,7 +144,7 @@ describe('an offline host', () => {
       concealment: (host) => platform.kinds.concealment(host),
       crawlTarget: (host) => platform.kinds.crawlTarget(host),
     };
-    const checked = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
+    const checked = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, packageStates: platform.packageStates, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
     const hosts = await checked.hosts(ann);
     expect(hosts.find((host) => host.slug === 'notes')?.status).toEqual({ state: 'offline', reason: 'store_unreachable', probed: true, checkedAt: clock });
     expect(JSON.stringify(hosts)).not.toContain('secret-root');
@@ -232,7 +232,7 @@ describe('runtimeStack', () => {
     const packages = block.slice(block.indexOf('<packages>'));
     expect(packages).toContain('- @inseam/connector-fs 0.1.0 (first-party): source kind fs (Folder, category disk).');
     expect(packages).toContain(
-      '- test.desk 1.0.0 (trusted): source kind desk (Desktop, category machine, runtime-gated); MCP connector git (Git, in-process: its tools are hosted by this package and available now; Commit, diff and log over the project\'s repositories.); declares sources desk.',
+      '- test.desk 1.0.0 (trusted): source kind desk (Desktop, category machine, runtime-gated); MCP connector git (Git, in-process: its tools are hosted by this package, available only while the package is on this network\'s hosting enable list (it is not); Commit, diff and log over the project\'s repositories.); declares sources desk.',
     );
     expect(packages).toContain('- test.seeds 1.0.0 (trusted): declares sources data, reports, notion, scratch.');
     expect(block.endsWith('</packages>\n</runtime-stack>\n')).toBe(true);

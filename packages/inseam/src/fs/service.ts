@@ -977,6 +977,7 @@ export class FsService {
             entry.type === 'mcp' ? [{ id: entry.id, name: entry.name, transport: entry.transport, ...(entry.description === undefined ? {} : { description: entry.description }) }] : [],
           ),
           sources: (loaded.manifest.sources ?? []).map((declaration) => declaration.source),
+          hosted: this.#platform.packageStates.enabled(loaded.packageId, network),
         };
       });
     const sandboxed = this.#platform.loader.sourceKinds.list().filter((metadata) => metadata.providerPackageId === SANDBOX_PACKAGE_ID);
@@ -987,6 +988,7 @@ export class FsService {
         sourceKinds: sandboxed.map((metadata) => ({ kind: metadata.kind, name: metadata.label, ...(metadata.category === undefined ? {} : { category: metadata.category }), runtimeGated: metadata.runtimeGated })),
         mcp: [],
         sources: [],
+        hosted: false,
       });
     }
     return overviews;
