@@ -25,7 +25,6 @@
  * from its checkpoint later), disposes the connectors, stops the sandbox and closes the gate and
  * the database, in that order; nothing committed is lost.
  */
-import { PackageStates } from './package-states.js';
 import { addressFromSourceUri } from '../address/index.js';
 import { Catalog } from '../catalog/index.js';
 import {
@@ -53,6 +52,7 @@ import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookRecei
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
 import { APP_ROOT_ENV, builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
+import { PackageStates } from './package-states.js';
 import { VectorIndexer } from '../vectors/index.js';
 import { storeVectorSeams } from './vector-index.js';
 
