@@ -103,9 +103,19 @@ export function textFileAt(index, size = smallFileSizes(index + 1)[index]) {
   return { path: documentPath(index), text: documentText(index, size), mtime: new Date(documentMtimeMs(index)) };
 }
 
+/** One file of `bytes` bytes of non-constant data. */
+export async function bigFile(bytes) {
+  const path = join(benchRoot, `big-${bytes}.bin`);
+  if (existsSync(path)) return path;
+  await mkdir(benchRoot, { recursive: true });
+  await writeBigFile(`${path}.partial`, bytes);
+  await rename(`${path}.partial`, path);
+  return path;
+}
+
 /**
- * A folder holding only `big.bin`, `bytes` bytes of non-constant data, and the `.complete` marker:
- * a host on it has nothing else for its start-up crawl to walk.
+ * A folder holding only `big.bin` (the data of `bigFile`) and the `.complete` marker, for a host
+ * whose start-up crawl must not walk the other fixtures under the bench root.
  */
 export async function bigFileFolder(bytes) {
   const dir = await buildOnce(join(benchRoot, `big-folder-${bytes}`), (staging) => writeBigFile(join(staging, 'big.bin'), bytes));
