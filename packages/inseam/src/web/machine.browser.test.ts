@@ -170,6 +170,7 @@ describe('approving a machine\'s host key', () => {
       expect(box!.x + box!.width).toBeLessThanOrEqual(width);
       const cardBox = await card.boundingBox();
       expect(cardBox!.x + cardBox!.width, 'the card fits the width').toBeLessThanOrEqual(width);
+      expect(await page.evaluate('document.documentElement.scrollWidth'), 'nothing scrolls sideways').toBeLessThanOrEqual(width);
       await screenshot(page, `machine-host-key-${name}`);
 
       await approve.click();
