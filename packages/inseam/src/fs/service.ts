@@ -221,7 +221,7 @@ export class FsService {
     const who = checkCaller(caller);
     const target = await this.#access.target(who, address);
     this.#access.require(target, 'read');
-    return this.#withFallback<FsStat>(
+    const stat = await this.#withFallback<FsStat>(
       target,
       async () => {
         const { port, capabilities } = await this.#dispatch(target);
@@ -232,6 +232,9 @@ export class FsService {
       },
       async (status) => ({ ...(await this.#catalog.stat(target.address, status)), source: 'catalog' as const }),
     );
+    if (stat.type !== 'file') return stat;
+    const envelope = await this.#catalog.envelope(target.address);
+    return envelope === null ? stat : { ...stat, envelope };
   }
 
   /**

@@ -71,7 +71,10 @@ describe('a machine host key over HTTP', () => {
 
     const shown = await call(api, 'GET', '/v1/hosts/home/box/host-key', { token: api.admin });
     expect(shown.status).toBe(200);
-    expect(shown.json()).toEqual({ fingerprint: sshd.fingerprint });
+    expect(shown.json()).toEqual({ fingerprint: sshd.fingerprint, canApprove: true });
+    // The agent with hosts.manage sees the key but is told it may not approve it.
+    const agentShown = await call(api, 'GET', '/v1/hosts/home/box/host-key', { token: agentWithHosts });
+    expect(agentShown.json()).toEqual({ fingerprint: sshd.fingerprint, canApprove: false });
 
     // An agent may not approve, not even with hosts.manage; a token without the feature neither.
     const refusals: [string, Record<string, unknown>][] = [

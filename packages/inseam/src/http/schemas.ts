@@ -201,7 +201,16 @@ export const fsEntry: JsonSchema = object(
   ['address', 'host', 'path', 'name', 'type'],
 );
 const contentSource: JsonSchema = { type: 'string', enum: ['live', 'catalog'], description: '`catalog`: the host is offline and this is its synced copy.' };
-export const fsStat: JsonSchema = { ...fsEntry, properties: { ...(fsEntry['properties'] as object), source: contentSource } };
+const envelope: JsonSchema = object(
+  {
+    direction: { type: 'string', enum: ['sent', 'received', 'owned'] },
+    parties: array(object({ identity: str, role: str }, ['identity', 'role'])),
+    auth: object({ dkim: bool, spf: bool, dmarc: bool }),
+    list: str,
+  },
+  ['direction', 'parties'],
+);
+export const fsStat: JsonSchema = { ...fsEntry, properties: { ...(fsEntry['properties'] as object), source: contentSource, envelope } };
 export const fsTransfer: JsonSchema = object(
   {
     from: { type: 'string', description: 'The source, global.' },
