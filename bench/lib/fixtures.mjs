@@ -108,13 +108,26 @@ export async function bigFile(bytes) {
   const path = join(benchRoot, `big-${bytes}.bin`);
   if (existsSync(path)) return path;
   await mkdir(benchRoot, { recursive: true });
-  const handle = await open(`${path}.partial`, 'w');
+  await writeBigFile(`${path}.partial`, bytes);
+  await rename(`${path}.partial`, path);
+  return path;
+}
+
+/**
+ * A folder holding only `big.bin` (the data of `bigFile`) and the `.complete` marker, for a host
+ * whose start-up crawl must not walk the other fixtures under the bench root.
+ */
+export async function bigFileFolder(bytes) {
+  const dir = await buildOnce(join(benchRoot, `big-folder-${bytes}`), (staging) => writeBigFile(join(staging, 'big.bin'), bytes));
+  return join(dir, 'big.bin');
+}
+
+async function writeBigFile(path, bytes) {
+  const handle = await open(path, 'w');
   const chunk = Buffer.alloc(1 << 20);
   for (let i = 0; i < chunk.length; i += 1) chunk[i] = (i * 31 + 7) & 0xff;
   for (let written = 0; written < bytes; written += chunk.length) {
     await handle.write(chunk, 0, Math.min(chunk.length, bytes - written));
   }
   await handle.close();
-  await rename(`${path}.partial`, path);
-  return path;
 }

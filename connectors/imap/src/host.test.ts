@@ -176,4 +176,24 @@ describe('the imap host against Dovecot', () => {
     await bad.dispose();
     await wrong.dispose();
   });
+
+  it('lists since an exact moment by INTERNALDATE: later the same day is listed, earlier that day is not', async () => {
+    const client = await server.client();
+    const at = async (subject: string, iso: string): Promise<number> => {
+      const result = await client.append('Archive', mail({ subject }), [], new Date(iso));
+      if (result === false || result.uid === undefined) throw new Error('append failed');
+      return result.uid;
+    };
+    await at('The day before', '2024-03-09T23:30:00Z');
+    await at('That morning', '2024-03-10T08:00:00Z');
+    await at('A second before', '2024-03-10T11:59:59Z');
+    await at('At the moment', '2024-03-10T12:00:00Z');
+    await at('That afternoon', '2024-03-10T15:00:00Z');
+    const since = '2024-03-10T12:00:00Z';
+    const subjects = (entries: readonly Entry[]): string[] => entries.filter((entry) => entry.extra?.['kind'] === 'message').map((entry) => String(entry.extra?.['subject'])).sort();
+    expect(subjects((await listAll(host, { since, prefix: 'Archive/' })).entries)).toEqual(['At the moment', 'That afternoon']);
+    expect(subjects((await listAll(host, { since, prefix: 'Archive/', order: 'newest' })).entries)).toEqual(['At the moment', 'That afternoon']);
+    // Between the second and the next: INTERNALDATE is to the second, so that second counts.
+    expect(subjects((await listAll(host, { since: '2024-03-10T12:00:00.400Z', prefix: 'Archive/' })).entries)).toEqual(['At the moment', 'That afternoon']);
+  });
 });

@@ -2,8 +2,8 @@
  * The imap kind as the skill document's host `Connector` (what the crawler and the trial drive).
  *
  * - list: mailbox by mailbox in name order, each by ascending UID, a page at a time; the cursor
- *   is a UID position (cursor.ts). `since` keeps messages that arrived on or after the day
- *   before it (SEARCH SINCE is by day; the crawler drops the older ones). `order: "newest"`
+ *   is a UID position (cursor.ts). `since` keeps messages whose INTERNALDATE is at or after it
+ *   (a day-granular SEARCH SINCE, then each candidate's INTERNALDATE). `order: "newest"`
  *   merges the mailboxes by arrival date, each taken by descending UID.
  * - Each message is followed by its attachments on the same page.
  * - stat/read answer for messages and attachments; a mailbox is a folder, not an object.
@@ -30,7 +30,6 @@ import { ImapWrites } from './writes.js';
 import type { FlagChange } from './writes.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
-const DAY_MS = 86_400_000;
 
 export interface ImapHostOptions {
   /** Messages per list page (attachments come on top). Default 500. */
@@ -71,7 +70,7 @@ export class ImapHost implements Connector {
   }
 
   async list(opts: HostListOptions = {}): Promise<HostListPage> {
-    const since = opts.since === undefined ? undefined : sinceDay(opts.since);
+    const since = opts.since === undefined ? undefined : sinceDate(opts.since);
     const boxes = await this.#boxes(opts.prefix);
     const cursor = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.order);
     const page = opts.order === 'newest' ? await this.#listNewest(boxes, cursor as NewestCursor | undefined, since) : await this.#listForward(boxes, cursor, since);
@@ -292,11 +291,10 @@ function sortByUid(facts: MessageFacts[]): MessageFacts[] {
   return facts.sort((a, b) => a.uid - b.uid);
 }
 
-/** The day before `since`, so a SEARCH SINCE in any server time zone keeps everything at or after it. */
-function sinceDay(since: string): Date {
+function sinceDate(since: string): Date {
   const at = Date.parse(since);
   if (Number.isNaN(at)) throw new InvalidArgumentError('since must be an RFC 3339 date-time (the date dimension).', { details: { argument: 'since' } });
-  return new Date(at - DAY_MS);
+  return new Date(at);
 }
 
 function checkRange(range: readonly [number, number] | undefined): readonly [number, number] | undefined {

@@ -52,8 +52,22 @@ export function compactUids(uids: readonly number[]): string {
   return parts.join(',');
 }
 
-/** UIDs of the selected mailbox in `range` (ascending), optionally only those that arrived on or after `since`. */
+const DAY_MS = 86_400_000;
+
+/**
+ * UIDs of the selected mailbox in `range` (ascending), optionally only those whose INTERNALDATE
+ * is at or after `since`, to the second (INTERNALDATE has no finer grain). SEARCH SINCE compares
+ * days in the server's time zone, so the search starts a day early and each candidate's
+ * INTERNALDATE decides.
+ */
 export async function searchUids(client: ImapFlow, range: string, since: Date | undefined): Promise<number[]> {
-  const found = await client.search({ uid: range, ...(since === undefined ? {} : { since }) }, { uid: true });
-  return (Array.isArray(found) ? found : []).sort((a, b) => a - b);
+  const found = await client.search({ uid: range, ...(since === undefined ? {} : { since: new Date(since.getTime() - DAY_MS) }) }, { uid: true });
+  const uids = (Array.isArray(found) ? found : []).sort((a, b) => a - b);
+  if (since === undefined || uids.length === 0) return uids;
+  const from = Math.floor(since.getTime() / 1000) * 1000;
+  const kept: number[] = [];
+  for await (const message of client.fetch(compactUids(uids), { uid: true, internalDate: true }, { uid: true })) {
+    if (message.internalDate !== undefined && new Date(message.internalDate).getTime() >= from) kept.push(message.uid);
+  }
+  return kept.sort((a, b) => a - b);
 }

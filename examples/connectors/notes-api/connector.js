@@ -82,6 +82,7 @@ export function createConnector(config) {
     describe() {
       return {
         kind: 'notes-api',
+        category: 'api',
         capabilities: ['list', 'stat', 'read', 'watch', 'write', 'delete'],
         auth: {
           fields: [{ name: 'token', label: 'API token', secret: true, help: 'Settings → API tokens → New token (read and write).' }],

@@ -272,4 +272,17 @@ describe('validateDescription', () => {
     expect(validateDescription({ ...VALID, writes: { ...VALID.writes, roundTrip: 'normalised' } }).writes?.roundTrip).toBe('normalised');
     expect(paths({ ...VALID, writes: { ...VALID.writes, roundTrip: 'semantic' } })).toEqual(['writes.roundTrip']);
   });
+
+  it('keeps a declared category as declared, and refuses one that is not short printable text', () => {
+    expect(validateDescription({ ...VALID, category: 'db' }).category).toBe('db');
+    expect(validateDescription({ ...VALID, category: 'Knowledge base · 知识' }).category).toBe('Knowledge base · 知识');
+    expect(validateDescription({ ...VALID, category: '🗂'.repeat(40) }).category).toBe('🗂'.repeat(40));
+    expect(validateDescription(VALID)).not.toHaveProperty('category');
+    for (const category of ['', '   ', 'x'.repeat(41), 'api\u0000', 'tab\tbed', 'two\nlines', 'para\u2029graph', 'zero\u200Bwidth', '\u202Eipa', ' api', 'api ', 42, null, ['api'], { name: 'api' }]) {
+      const issues = problems({ ...VALID, category });
+      expect(issues.map((issue) => issue.path), JSON.stringify(category)).toEqual(['category']);
+    }
+    expect(problems({ ...VALID, category: 'x'.repeat(41) })[0]!.message).toBe('category is 41 characters long.');
+    expect(problems({ ...VALID, category: 'a\u0007' })[0]!.message).toBe('category contains a control or other unprintable character.');
+  });
 });

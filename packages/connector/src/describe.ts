@@ -37,6 +37,7 @@ import { DescriptionValidationError, type ManifestIssue } from '@neuralis/packag
 import {
   DIMENSION_TYPES,
   HOST_CAPABILITIES,
+  MAX_CATEGORY,
   WRITE_ROUND_TRIPS,
   type AuthAcquire,
   type AuthField,
@@ -73,7 +74,7 @@ export function orderingDimension(description: Description): string {
   return name;
 }
 
-const DESCRIPTION_KEYS = ['kind', 'capabilities', 'auth', 'dimensions', 'listing', 'defaultScope', 'writes'];
+const DESCRIPTION_KEYS = ['kind', 'category', 'capabilities', 'auth', 'dimensions', 'listing', 'defaultScope', 'writes'];
 const KIND = /^[a-z][a-z0-9-]{0,62}$/;
 const DIMENSION_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
 const MIME = /^([a-z0-9][a-z0-9!#$&^_.+-]*)\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/i;
@@ -81,6 +82,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_LABEL = 100;
 const MAX_HELP = 500;
 const MAX_INSTRUCTIONS = 2000;
+/** Printable: no control, format, surrogate, private-use or unassigned code points, no line or paragraph separators. */
+const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}]/u;
 
 function readDescription(value: unknown, issues: Issues): Description | undefined {
   if (!isObject(value)) {
@@ -92,6 +95,7 @@ function readDescription(value: unknown, issues: Issues): Description | undefine
   if (typeof kind !== 'string' || !KIND.test(kind)) {
     issues.push({ path: 'kind', message: `The kind ${shown(kind)} is not a valid kind name.`, expected: 'a lowercase name of letters, digits and "-", starting with a letter (at most 63 characters)' });
   }
+  const category = value['category'] === undefined ? undefined : readCategory(value['category'], issues);
   const capabilities = readCapabilities(value['capabilities'], issues);
   const auth = readAuth(value['auth'], issues);
   const dimensions = readDimensions(value['dimensions'], issues);
@@ -105,6 +109,7 @@ function readDescription(value: unknown, issues: Issues): Description | undefine
   if (issues.length > 0 || capabilities === undefined || auth === undefined || dimensions === undefined) return undefined;
   return {
     kind: kind as string,
+    ...(category === undefined ? {} : { category }),
     capabilities,
     auth,
     dimensions,
@@ -112,6 +117,29 @@ function readDescription(value: unknown, issues: Issues): Description | undefine
     ...(defaultScope === undefined ? {} : { defaultScope }),
     ...(writes === undefined ? {} : { writes }),
   };
+}
+
+/** Free text, as a manifest's `category`: shown as declared, an unknown one with a generic chip. */
+function readCategory(value: unknown, issues: Issues): string | undefined {
+  const expected = `printable text of 1 to ${MAX_CATEGORY} characters without leading or trailing spaces, such as "api", "db" or "tickets"`;
+  if (typeof value !== 'string') {
+    issues.push({ path: 'category', message: `category is ${shown(value)}, not a string.`, expected });
+    return undefined;
+  }
+  const length = [...value].length;
+  const problem =
+    value.trim() === ''
+      ? 'category is empty.'
+      : length > MAX_CATEGORY
+        ? `category is ${length} characters long.`
+        : UNPRINTABLE.test(value)
+          ? 'category contains a control or other unprintable character.'
+          : value.trim() !== value
+            ? 'category has leading or trailing spaces.'
+            : undefined;
+  if (problem === undefined) return value;
+  issues.push({ path: 'category', message: problem, expected });
+  return undefined;
 }
 
 function readCapabilities(value: unknown, issues: Issues): HostCapability[] | undefined {

@@ -57,6 +57,8 @@ const AGREED_GOOD: readonly [string, Patch][] = [
     delete d.writes;
     delete d.defaultScope;
   }],
+  ['a declared category, known or not', (d) => (d.category = 'Ticketing — Zürich')],
+  ['a one-character category', (d) => (d.category = 'x')],
   ['no credential', (d) => (d.auth = { acquire: { type: 'none' }, present: [], origins: ['http://127.0.0.1:8080'] })],
   ['oauth2 device code', (d) => {
     d.auth = {
@@ -88,6 +90,13 @@ const AGREED_GOOD: readonly [string, Patch][] = [
 const AGREED_BAD: readonly [string, Patch][] = [
   ['an unknown top-level key', (d) => (d.capabilites = ['list'])],
   ['a kind with capitals', (d) => (d.kind = 'Tickets')],
+  ['an empty category', (d) => (d.category = '')],
+  ['a category of 41 characters', (d) => (d.category = 'c'.repeat(41))],
+  ['a category with a control character', (d) => (d.category = 'api\u0007')],
+  ['a category with a line break', (d) => (d.category = 'api\ndb')],
+  ['a category with a bidi override', (d) => (d.category = '\u202Eipa')],
+  ['a category with a trailing space', (d) => (d.category = 'api ')],
+  ['a category that is not a string', (d) => (d.category = ['api'])],
   ['list missing', (d) => (d.capabilities = ['read', 'write', 'delete'])],
   ['a repeated capability', (d) => d.capabilities.push('read')],
   ['an unknown capability', (d) => d.capabilities.push('search')],

@@ -21,6 +21,8 @@ const ORIGIN = '^[Hh][Tt][Tt][Pp][Ss]?://(\\*\\.)?[^/?#@\\s\\\\*]+$';
 /** A read endpoint's path: absolute, percent-encoded, no query or fragment. */
 const ENDPOINT_PATH = "^/[A-Za-z0-9\\-._~!$&'()*+,;=:@%/]*$";
 const MIME = '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/(\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$';
+/** Printable text without leading or trailing spaces (describe()'s `category`). */
+const PRINTABLE_TRIMMED = '^[^\\p{C}\\p{Zl}\\p{Zp}\\s](?:[^\\p{C}\\p{Zl}\\p{Zp}]*[^\\p{C}\\p{Zl}\\p{Zp}\\s])?$';
 const CAPABILITIES = ['list', 'stat', 'read', 'watch', 'write', 'delete'];
 const TYPES = ['string', 'path', 'enum', 'bytes', 'integer', 'datetime', 'boolean'];
 const PRESENT_KEYS = ['value', 'username', 'password', 'accessKeyId', 'secretAccessKey', 'region', 'service'];
@@ -260,6 +262,7 @@ export const DESCRIPTION_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze(
   required: ['kind', 'capabilities', 'auth', 'dimensions', 'listing'],
   properties: {
     kind: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,62}$' },
+    category: { type: 'string', minLength: 1, maxLength: 40, pattern: PRINTABLE_TRIMMED },
     capabilities: { type: 'array', uniqueItems: true, items: { enum: CAPABILITIES }, allOf: [{ contains: { const: 'list' } }, { contains: { const: 'read' } }] },
     auth,
     dimensions: {

@@ -280,8 +280,16 @@ export type ScopePredicate =
  * may be sync or async; the platform answers later calls from that validated copy
  * (authoring.md#describe).
  */
+/** The longest `Description.category`, in characters (code points): it names a chip, not a sentence. */
+export const MAX_CATEGORY = 40;
+
 export interface Description {
   readonly kind: string;
+  /**
+   * Free text for grouping in the UI (docs/connectors/authoring.md#describe): "api", "db", or a
+   * kind's own word; shown as declared, an unknown one with a generic chip. Absent: no category.
+   */
+  readonly category?: string;
   readonly capabilities: readonly HostCapability[];
   readonly auth: AuthSpec;
   readonly dimensions: Readonly<Record<string, Dimension>>;

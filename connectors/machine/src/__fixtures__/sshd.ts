@@ -7,13 +7,26 @@
  * `stop()` ends the listener and every session sshd process, as a machine going down would; the
  * processes those sessions started are left alone (a detached run must outlive its connection).
  * `start()` brings the same server back on the same port with the same host key.
+ *
+ * With `{ passwordUser: true }` it also makes a throwaway system user with a random password (this
+ * machine runs the tests as root, so `useradd` is there) whose home holds its own root folder, and
+ * lets only that user log in with a password (`Match User`); `close()` deletes the user.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
+
+/** A system user that may log in with a password only. */
+export interface PasswordLogin {
+  readonly username: string;
+  readonly password: string;
+  /** A folder the user owns, for the machine's root. */
+  readonly root: string;
+}
 
 export interface SshdFixture {
   /** Real path of the temp folder; `root` and `outside` are below it. */
@@ -28,6 +41,8 @@ export interface SshdFixture {
   readonly root: string;
   /** A folder beside the root, for escape attempts. */
   readonly outside: string;
+  /** Only with `{ passwordUser: true }`. */
+  readonly passwordLogin?: PasswordLogin;
   /** Replaces the host key (a changed machine, or a machine in the middle). */
   rotateHostKey(): Promise<string>;
   stop(): Promise<void>;
@@ -101,7 +116,24 @@ function sshdDescendants(pid: number): number[] {
   return found;
 }
 
-export async function startSshd(): Promise<SshdFixture> {
+/** Makes the throwaway user; its home (and root below it) sits in `base`, which others may now traverse. */
+function addPasswordUser(base: string): PasswordLogin {
+  const username = `inseampw${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(18).toString('base64url');
+  const hash = execFileSync('openssl', ['passwd', '-6', '-stdin'], { input: password, encoding: 'utf8' }).trim();
+  const home = `${base}/pw-home`;
+  const root = `${home}/root`;
+  mkdirSync(root, { recursive: true });
+  execFileSync('useradd', ['-M', '-d', home, '-s', '/bin/sh', '-p', hash, username], { stdio: 'ignore' });
+  const uid = Number(execFileSync('id', ['-u', username], { encoding: 'utf8' }));
+  const gid = Number(execFileSync('id', ['-g', username], { encoding: 'utf8' }));
+  chownSync(home, uid, gid);
+  chownSync(root, uid, gid);
+  chmodSync(base, 0o711);
+  return { username, password, root };
+}
+
+export async function startSshd(options: { readonly passwordUser?: boolean } = {}): Promise<SshdFixture> {
   const base = realpathSync(await mkdtemp(`${tmpdir()}/inseam-sshd-`));
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const hostKey = `${base}/host_ed25519`;
@@ -113,6 +145,7 @@ export async function startSshd(): Promise<SshdFixture> {
   const outside = `${base}/outside`;
   mkdirSync(root);
   mkdirSync(outside);
+  const passwordLogin = options.passwordUser === true ? addPasswordUser(base) : undefined;
   const port = await freePort();
   const config = [
     `Port ${port}`,
@@ -129,6 +162,8 @@ export async function startSshd(): Promise<SshdFixture> {
     'MaxSessions 64',
     'MaxStartups 64:30:128',
     'LogLevel ERROR',
+    // Match blocks go last: everything after one belongs to it.
+    ...(passwordLogin === undefined ? [] : [`Match User ${passwordLogin.username}`, '  PasswordAuthentication yes']),
   ].join('\n');
   writeFileSync(`${base}/sshd_config`, `${config}\n`);
   let child: ChildProcess | undefined;
@@ -172,6 +207,7 @@ export async function startSshd(): Promise<SshdFixture> {
     fingerprint: fingerprintOf(`${hostKey}.pub`),
     root,
     outside,
+    ...(passwordLogin === undefined ? {} : { passwordLogin }),
     rotateHostKey: async () => {
       await stop();
       await rm(hostKey, { force: true });
@@ -184,6 +220,7 @@ export async function startSshd(): Promise<SshdFixture> {
     start,
     close: async () => {
       await stop();
+      if (passwordLogin !== undefined) execFileSync('userdel', [passwordLogin.username], { stdio: 'ignore' });
       await rm(base, { recursive: true, force: true });
     },
   };

@@ -28,7 +28,7 @@ import type { CompiledPermissions, PermissionRight } from './permissions.js';
  * What the service needs of the platform. A `Platform` is one; the narrow shape keeps the
  * service's dependencies visible.
  */
-export type FsPlatform = Pick<Platform, 'store' | 'catalog' | 'search' | 'loader' | 'paths' | 'crawler' | 'requestCrawl'> & {
+export type FsPlatform = Pick<Platform, 'store' | 'catalog' | 'search' | 'loader' | 'packageStates' | 'paths' | 'crawler' | 'requestCrawl'> & {
   readonly kinds: Pick<HostKinds, 'openPort' | 'openHost' | 'permissionsOf' | 'crawlTarget' | 'concealment'>;
 };
 

@@ -12,6 +12,7 @@
  */
 import { IsADirectoryError, NotADirectoryError, NotFoundError, UnavailableError, type ErrorDetails } from '@neuralis/package-system/contracts';
 import { createAddress, formatAddress } from '../address/index.js';
+import type { Envelope } from '@inseam/connector';
 import type { Catalog, CatalogEntry } from '../catalog/index.js';
 import type { NetworkAddress } from './access.js';
 import type { Window, WindowReader } from './paging.js';
@@ -106,6 +107,12 @@ export class CatalogView {
     if ((await this.#catalog.list(ref, { prefix: `${address.path}/`, limit: 1 })).entries.length > 0) return directoryEntry(address, address.path);
     await this.#requireSynced(address, status);
     throw new NotFoundError(`Nothing is synced at ${formatAddress(address)}, and host "${address.host}" is offline.`, { details: details(address, status) });
+  }
+
+  /** The envelope the last sync recorded for the object at `address` (mail and other messages), or null. */
+  async envelope(address: NetworkAddress): Promise<Envelope | null> {
+    if (address.path === '') return null;
+    return (await this.#catalog.entry({ network: address.network, host: address.host }, address.path))?.envelope ?? null;
   }
 
   /**

@@ -14,8 +14,10 @@ export interface PackageOverview {
   readonly packageId: string;
   readonly version?: string;
   readonly trust: PackageTrust | 'sandboxed';
-  readonly sourceKinds: readonly { readonly kind: string; readonly name: string; readonly runtimeGated: boolean }[];
+  readonly sourceKinds: readonly { readonly kind: string; readonly name: string; readonly category?: string; readonly runtimeGated: boolean }[];
   readonly mcp: readonly { readonly id: string; readonly name: string; readonly transport: McpTransport; readonly description?: string }[];
+  /** Whether the package is on the network's MCP-hosting enable list now (its in-process tools are served). */
+  readonly hosted: boolean;
   /** Slugs of the `sources[]` the package declares. */
   readonly sources: readonly string[];
 }
@@ -35,7 +37,7 @@ export function renderRuntimeStack(network: string, hosts: readonly FsHost[], pa
 }
 
 function sourceLine(host: FsHost): string {
-  const marks = [`(${clean(host.kind)})`];
+  const marks = [`(${clean(host.kind)}${categoryMark(host.category ?? undefined)})`];
   if (host.origin !== null) marks.push(`[from ${clean(host.origin)}]`);
   if (host.status.state === 'offline') marks.push('(offline)');
   const rights = (['read', 'write', 'exec'] as const).filter((right) => host.rights[right]);
@@ -46,14 +48,22 @@ function sourceLine(host: FsHost): string {
 
 function packageLine(overview: PackageOverview): string {
   const parts: string[] = [];
-  for (const kind of overview.sourceKinds) parts.push(`source kind ${clean(kind.kind)} (${clean(kind.name)}${kind.runtimeGated ? ', runtime-gated' : ''})`);
+  for (const kind of overview.sourceKinds) parts.push(`source kind ${clean(kind.kind)} (${clean(kind.name)}${categoryMark(kind.category)}${kind.runtimeGated ? ', runtime-gated' : ''})`);
   for (const mcp of overview.mcp) {
-    const how = mcp.transport === 'in-process' ? 'in-process: its tools are hosted by this package and available now' : `${mcp.transport} MCP server`;
+    const how =
+      mcp.transport === 'in-process'
+        ? `in-process: its tools are hosted by this package, available only while the package is on this network's hosting enable list (${overview.hosted ? 'it is' : 'it is not'})`
+        : `${mcp.transport} MCP server`;
     parts.push(`MCP connector ${clean(mcp.id)} (${clean(mcp.name)}, ${how}${mcp.description === undefined ? '' : `; ${clean(mcp.description)}`})`);
   }
   if (overview.sources.length > 0) parts.push(`declares sources ${overview.sources.map(clean).join(', ')}`);
   const version = overview.version === undefined ? '' : ` ${clean(overview.version)}`;
   return `- ${clean(overview.packageId)}${version} (${overview.trust}): ${parts.length === 0 ? 'no connectors' : parts.join('; ')}.`;
+}
+
+/** The category as the kind declared it; a kind without one has no mark. */
+function categoryMark(category: string | undefined): string {
+  return category === undefined || category === '' ? '' : `, category ${clean(category)}`;
 }
 
 /** One line, bounded, with markup characters escaped. */

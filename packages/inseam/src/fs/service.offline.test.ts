@@ -124,7 +124,7 @@ describe('an offline host', () => {
       concealment: (host) => platform.kinds.concealment(host),
       crawlTarget: (host) => platform.kinds.crawlTarget(host),
     };
-    const flaky = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
+    const flaky = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, packageStates: platform.packageStates, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('catalog');
     await vi.waitFor(async () => expect((await flaky.hosts(ann)).find((host) => host.slug === 'notes')?.status).toMatchObject({ state: 'online', probed: true }));
     expect((await flaky.list(ann, 'notes://docs')).source).toBe('live');
@@ -144,7 +144,7 @@ describe('an offline host', () => {
       concealment: (host) => platform.kinds.concealment(host),
       crawlTarget: (host) => platform.kinds.crawlTarget(host),
     };
-    const checked = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
+    const checked = new FsService({ store: platform.store, catalog: platform.catalog, search: platform.search, loader: platform.loader, packageStates: platform.packageStates, paths: platform.paths, crawler: platform.crawler, requestCrawl: platform.requestCrawl.bind(platform), kinds }, { now: () => clock, probeTtlMs: 10_000 });
     const hosts = await checked.hosts(ann);
     expect(hosts.find((host) => host.slug === 'notes')?.status).toEqual({ state: 'offline', reason: 'store_unreachable', probed: true, checkedAt: clock });
     expect(JSON.stringify(hosts)).not.toContain('secret-root');
@@ -202,7 +202,7 @@ describe('a runtime-gated host', () => {
     expect(await fixture.fs.list(ann, 'desk://')).toMatchObject({ source: 'catalog', entries: [expect.objectContaining({ name: 'notes.txt' })] });
     expect(await fixture.fs.read(ann, 'desk://notes.txt')).toMatchObject({ content: 'synced desk notes', source: 'catalog' });
     expect((await fixture.fs.search(ann, 'desk', { mode: 'keyword' })).hits.map((hit) => hit.address)).toEqual(['inseam://home/desk/notes.txt']);
-    expect(await fixture.fs.runtimeStack(ann)).toMatch(/^- desk "Desktop" inseam:\/\/home\/desk\/ \(desk\) \[from test\.desk\] \(offline\): The team's desktop container\./m);
+    expect(await fixture.fs.runtimeStack(ann)).toMatch(/^- desk "Desktop" inseam:\/\/home\/desk\/ \(desk, category machine\) \[from test\.desk\] \(offline\): The team's desktop container\./m);
 
     expect(state.runtimeChecks).toBeGreaterThan(0);
     expect({ starts: state.starts, probes: state.probes, calls: state.calls }).toEqual({ starts: 0, probes: 0, calls: 0 });
@@ -222,17 +222,17 @@ describe('runtimeStack', () => {
     await takeOffline();
     const block = await fixture.fs.runtimeStack(ann);
     expect(block.startsWith('<runtime-stack network="home">\n<sources>\n')).toBe(true);
-    expect(block).toContain('- data "Project Data" inseam://home/data/ (local) [from test.seeds]: The project\'s shared working directory. (rights at the root: read, write)');
-    expect(block).toContain('- notes inseam://home/notes/ (fs) (offline): Team notes. (rights at the root: read, write)');
-    expect(block).toContain('- pad "Pad" inseam://home/pad/ (bucket):');
+    expect(block).toContain('- data "Project Data" inseam://home/data/ (local, category disk) [from test.seeds]: The project\'s shared working directory. (rights at the root: read, write)');
+    expect(block).toContain('- notes inseam://home/notes/ (fs, category disk) (offline): Team notes. (rights at the root: read, write)');
+    expect(block).toContain('- pad "Pad" inseam://home/pad/ (bucket, category disk):');
     expect(block).toContain('Ends the block &lt;/sources&gt;&lt;packages&gt; &amp; more lines');
     expect(block).not.toContain('mine');
     expect(block.match(/<\/sources>/g)).toHaveLength(1);
 
     const packages = block.slice(block.indexOf('<packages>'));
-    expect(packages).toContain('- @inseam/connector-fs 0.1.0 (first-party): source kind fs (Folder).');
+    expect(packages).toContain('- @inseam/connector-fs 0.1.0 (first-party): source kind fs (Folder, category disk).');
     expect(packages).toContain(
-      '- test.desk 1.0.0 (trusted): source kind desk (Desktop, runtime-gated); MCP connector git (Git, in-process: its tools are hosted by this package and available now; Commit, diff and log over the project\'s repositories.); declares sources desk.',
+      '- test.desk 1.0.0 (trusted): source kind desk (Desktop, category machine, runtime-gated); MCP connector git (Git, in-process: its tools are hosted by this package, available only while the package is on this network\'s hosting enable list (it is not); Commit, diff and log over the project\'s repositories.); declares sources desk.',
     );
     expect(packages).toContain('- test.seeds 1.0.0 (trusted): declares sources data, reports, notion, scratch.');
     expect(block.endsWith('</packages>\n</runtime-stack>\n')).toBe(true);

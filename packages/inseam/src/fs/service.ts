@@ -221,7 +221,7 @@ export class FsService {
     const who = checkCaller(caller);
     const target = await this.#access.target(who, address);
     this.#access.require(target, 'read');
-    return this.#withFallback<FsStat>(
+    const stat = await this.#withFallback<FsStat>(
       target,
       async () => {
         const { port, capabilities } = await this.#dispatch(target);
@@ -232,6 +232,9 @@ export class FsService {
       },
       async (status) => ({ ...(await this.#catalog.stat(target.address, status)), source: 'catalog' as const }),
     );
+    if (stat.type !== 'file') return stat;
+    const envelope = await this.#catalog.envelope(target.address);
+    return envelope === null ? stat : { ...stat, envelope };
   }
 
   /**
@@ -970,11 +973,14 @@ export class FsService {
           packageId: loaded.packageId,
           ...(loaded.version === undefined ? {} : { version: loaded.version }),
           trust: loaded.trust,
-          sourceKinds: connectors.flatMap((entry) => (entry.type === 'source' ? [{ kind: entry.kind, name: entry.name, runtimeGated: entry.runtimeGated === true }] : [])),
+          sourceKinds: connectors.flatMap((entry) =>
+            entry.type === 'source' ? [{ kind: entry.kind, name: entry.name, ...(entry.category === undefined ? {} : { category: entry.category }), runtimeGated: entry.runtimeGated === true }] : [],
+          ),
           mcp: connectors.flatMap((entry) =>
             entry.type === 'mcp' ? [{ id: entry.id, name: entry.name, transport: entry.transport, ...(entry.description === undefined ? {} : { description: entry.description }) }] : [],
           ),
           sources: (loaded.manifest.sources ?? []).map((declaration) => declaration.source),
+          hosted: this.#platform.packageStates.enabled(loaded.packageId, network),
         };
       });
     const sandboxed = this.#platform.loader.sourceKinds.list().filter((metadata) => metadata.providerPackageId === SANDBOX_PACKAGE_ID);
@@ -982,9 +988,10 @@ export class FsService {
       overviews.push({
         packageId: SANDBOX_PACKAGE_ID,
         trust: 'sandboxed',
-        sourceKinds: sandboxed.map((metadata) => ({ kind: metadata.kind, name: metadata.label, runtimeGated: metadata.runtimeGated })),
+        sourceKinds: sandboxed.map((metadata) => ({ kind: metadata.kind, name: metadata.label, ...(metadata.category === undefined ? {} : { category: metadata.category }), runtimeGated: metadata.runtimeGated })),
         mcp: [],
         sources: [],
+        hosted: false,
       });
     }
     return overviews;

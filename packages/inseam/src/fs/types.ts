@@ -2,7 +2,7 @@
  * The filesystem service's public types: who calls (Caller), what each operation takes, and what
  * it answers. Addresses in answers are always global (`inseam://{network}/{host}/{path}`).
  */
-import type { ScopePredicate } from '@inseam/connector';
+import type { Envelope, ScopePredicate } from '@inseam/connector';
 import type { Grant } from './grants.js';
 import type {
   ConnectorCapability,
@@ -63,6 +63,8 @@ export interface FsEntry {
 
 export interface FsStat extends FsEntry {
   readonly source: ContentSource;
+  /** A message's envelope as the host stated it at the last sync (parties, direction, auth, list). */
+  readonly envelope?: Envelope;
 }
 
 export interface FsListOptions {

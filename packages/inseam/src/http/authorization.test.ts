@@ -107,6 +107,9 @@ const SUBJECTS: readonly Subject[] = [
   ...ALL_FEATURES.map((missing) => ({ label: `a person without ${missing}`, features: ALL_FEATURES.filter((feature) => feature !== missing) })),
   { label: 'an agent with every feature and no grant', features: ALL_FEATURES, agentId: 'walker' },
   { label: 'an agent with every feature and every grant', features: ALL_FEATURES, agentId: 'walker', grants: ['write,delete,exec:inseam://home/files/docs'] },
+  // A move needs both: neither alone may be offered it.
+  { label: 'an agent with every feature and a write grant only', features: ALL_FEATURES, agentId: 'walker', grants: ['write:inseam://home/files/docs'] },
+  { label: 'an agent with every feature and a delete grant only', features: ALL_FEATURES, agentId: 'walker', grants: ['delete:inseam://home/files/docs'] },
 ];
 
 /** What the table says of a subject: refused (and why) or not. */
@@ -193,6 +196,9 @@ describe('the authorization table', () => {
       ['delete_trial', 'deleteTrial'],
       ['write', 'writeObject'],
       ['delete', 'deleteObject'],
+      ['move', 'moveObject'],
+      ['copy', 'copyObject'],
+      ['mkdir', 'makeFolder'],
       ['exec', 'exec'],
       ['run_start', 'startRun'],
       ['hosts', 'listHosts'],

@@ -69,6 +69,18 @@ describe('MCP tool arguments: wrong types refused, not coerced', () => {
     expect(await tool('write', { address: 'files://notes/typed.txt', content: '123' })).toMatchObject({ code: null });
     expect(await exists('notes/typed.txt')).toBe(true);
   });
+
+  it('move and mkdir: text for a boolean, a list or a number for an address — nothing moved or made', async () => {
+    expect(await tool('move', { from: 'files://notes/a.txt', to: 'files://notes/moved.txt', createOnly: 'true' })).toMatchObject({ code: 'invalid_argument' });
+    expect(await tool('move', { from: ['files://notes/a.txt'], to: 'files://notes/moved.txt' })).toMatchObject({ code: 'invalid_argument' });
+    expect(await tool('copy', { from: 'files://notes', to: 'files://copied', recursive: 1 })).toMatchObject({ code: 'invalid_argument' });
+    expect(await tool('mkdir', { address: 42 })).toMatchObject({ code: 'invalid_argument' });
+    for (const path of ['notes/moved.txt', 'copied', '42']) expect(await exists(path), path).toBe(false);
+    expect(await exists('notes/a.txt')).toBe(true);
+    expect(await tool('move', { from: 'files://notes/a.txt', to: 'files://notes/moved.txt', createOnly: true })).toMatchObject({ code: null });
+    expect(await exists('notes/moved.txt')).toBe(true);
+    expect(await exists('notes/a.txt')).toBe(false);
+  });
 });
 
 describe('the JSON-RPC body: parsed as strictly as /v1', () => {

@@ -201,7 +201,35 @@ export const fsEntry: JsonSchema = object(
   ['address', 'host', 'path', 'name', 'type'],
 );
 const contentSource: JsonSchema = { type: 'string', enum: ['live', 'catalog'], description: '`catalog`: the host is offline and this is its synced copy.' };
-export const fsStat: JsonSchema = { ...fsEntry, properties: { ...(fsEntry['properties'] as object), source: contentSource } };
+const envelope: JsonSchema = object(
+  {
+    direction: { type: 'string', enum: ['sent', 'received', 'owned'] },
+    parties: array(object({ identity: str, role: str }, ['identity', 'role'])),
+    auth: object({ dkim: bool, spf: bool, dmarc: bool }),
+    list: str,
+  },
+  ['direction', 'parties'],
+);
+export const fsStat: JsonSchema = { ...fsEntry, properties: { ...(fsEntry['properties'] as object), source: contentSource, envelope } };
+export const fsTransfer: JsonSchema = object(
+  {
+    from: { type: 'string', description: 'The source, global.' },
+    to: { type: 'string', description: 'Where it went, global: inside `to` when `to` named a folder that was there.' },
+    type: { type: 'string', enum: ['file', 'directory'] },
+    files: { type: 'integer', description: 'Files written at the target.' },
+    bytes: { type: 'integer', description: 'Bytes those files hold, as the target reported them.' },
+  },
+  ['from', 'to', 'type', 'files', 'bytes'],
+);
+export const fsFolder: JsonSchema = {
+  ...fsEntry,
+  properties: {
+    ...(fsEntry['properties'] as object),
+    created: { type: 'boolean', description: 'False when the folder was there already (or nothing could be made: `implied`).' },
+    implied: { type: 'boolean', description: 'A host whose folders exist only through what is in them (a bucket): the name was checked to be free, and the folder shows once something is written below it.' },
+  },
+  required: [...(fsEntry['required'] as string[]), 'created', 'implied'],
+};
 export const fsListPage: JsonSchema = object({ address: str, entries: array(fsEntry), cursor: str, source: contentSource }, ['address', 'entries', 'source']);
 
 export const fsReadResult: JsonSchema = object(

@@ -108,6 +108,15 @@ describe('an in-process MCP connector from a package', () => {
       expect(host.tools.list(callerOf('ann', { features: ['notes.wipe'] })).map((tool) => tool.name)).not.toContain('notes-tools.word_count');
       await host.close();
       await expect(McpHost.open({ platform, fs: new FsService(platform) }, { hostedPackages: ['not.loaded'] })).rejects.toMatchObject({ code: 'not_found' });
+      // On the list, the package is enabled in every network (a person named it) until one switches it off.
+      const hosting = await McpHost.open({ platform, fs: new FsService(platform) }, { hostedPackages: ['test.mcp-tools'] });
+      expect(platform.packageStates.state('test.mcp-tools', 'home')).toEqual({ enabled: true, auto: false });
+      expect(hosting.tools.list(callerOf('ann')).map((tool) => tool.name)).toContain('notes-tools.word_count');
+      platform.packageStates.disable('home', 'test.mcp-tools');
+      expect(hosting.tools.list(callerOf('ann')).map((tool) => tool.name)).not.toContain('notes-tools.word_count');
+      expect(hosting.tools.list(callerOf('ann', { network: 'work' })).map((tool) => tool.name)).toContain('notes-tools.word_count');
+      expect(errorCode(await hosting.tools.call('notes-tools.word_count', { address: 'notes://docs/a.md' }, { caller: callerOf('ann'), fs: new FsService(platform) } as never))).toBe('not_found');
+      await hosting.close();
     } finally {
       await platform.close();
       await removeDir(dataDir);

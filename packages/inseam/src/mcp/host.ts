@@ -112,8 +112,12 @@ export class McpHost {
     const connectorTools = new ConnectorTools(lifecycle, platform, options.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: options.allowPrivateOrigins });
     const outbound = new OutboundConnectors({ store: await OutboundMcpStore.open(platform.store, platform.credentialStore), loader: platform.loader, ...options.outbound, clientInfo: SERVER_INFO });
     tools.add([...fileTools(whereDimensionsOf(platform, deps.fs)), ...EXEC_TOOLS, ...connectorTools.tools(), ...outboundTools(outbound)]);
+    // A person named these packages (the option, `--host-package`): enabled in every network, not auto.
+    // Their tools are then seen in a network only while the package stays enabled there.
     for (const set of await packageToolSets(platform.loader, options.hostedPackages ?? [])) {
-      tools.add(set.tools, { packageId: set.packageId, ...(set.network === undefined ? {} : { network: set.network }) });
+      platform.packageStates.enableEverywhere(set.packageId);
+      const { packageStates } = platform;
+      tools.add(set.tools, { packageId: set.packageId, ...(set.network === undefined ? {} : { network: set.network }), enabledIn: (network) => packageStates.enabled(set.packageId, network) });
     }
     return new McpHost(deps, tools, outbound);
   }

@@ -75,12 +75,16 @@ interface Prepared {
   readonly packageId?: string;
   /** The only network whose callers see it (a package loaded for one network). */
   readonly network?: string;
+  /** Whether its package is on the caller's network's hosting enable list now. */
+  readonly enabledIn?: (network: string) => boolean;
 }
 
 /** Where tools come from: inseam itself (nothing set) or a package, perhaps loaded for one network. */
 export interface HostedToolOrigin {
   readonly packageId?: string;
   readonly network?: string;
+  /** A package's tools are seen only in the networks where this answers true (its enabled state there). */
+  readonly enabledIn?: (network: string) => boolean;
 }
 
 export class HostedTools {
@@ -166,11 +170,12 @@ function prepare(tool: HostedTool, origin: HostedToolOrigin): Prepared {
     // What the client may know of who may call it: the action of inseam's table, or a package's features.
     _meta: origin.packageId === undefined ? { [ACTION_META]: tool.action } : { [FEATURES_META]: [...(rule.features ?? [])] },
   };
-  return { tool, schema, listing, rule, ...(origin.packageId === undefined ? {} : { packageId: origin.packageId }), ...(origin.network === undefined ? {} : { network: origin.network }) };
+  return { tool, schema, listing, rule, ...(origin.packageId === undefined ? {} : { packageId: origin.packageId }), ...(origin.network === undefined ? {} : { network: origin.network }), ...(origin.enabledIn === undefined ? {} : { enabledIn: origin.enabledIn }) };
 }
 
 function visible(entry: Prepared, caller: Caller): boolean {
-  return entry.network === undefined || entry.network === caller.session.projectId;
+  const network = caller.session.projectId;
+  return (entry.network === undefined || entry.network === network) && (entry.enabledIn === undefined || entry.enabledIn(network));
 }
 
 function subjectOf(caller: Caller): Subject {

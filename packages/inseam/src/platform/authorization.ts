@@ -11,9 +11,10 @@
  * - `features`: the session holds every one of them;
  * - `person`: the session is a person's (no agent acts through it);
  * - `grant`: the session is a person's, or an agent's whose token carries at least one grant of
- *   that right (docs/http.md "Grants"). Where the grant reaches is the filesystem service's check
- *   (fs/access.ts); this one only keeps an agent from being offered, or reaching, an action it
- *   can use nowhere.
+ *   that right — of each, when the rule names several (a move deletes at its source and writes at
+ *   its target) (docs/http.md "Grants"). Where the grant reaches is the filesystem service's
+ *   check (fs/access.ts); this one only keeps an agent from being offered, or reaching, an action
+ *   it can use nowhere.
  *
  * An action the table does not list is refused, never allowed.
  */
@@ -46,7 +47,7 @@ export interface ActionRule {
   readonly public?: true;
   readonly features?: readonly string[];
   readonly person?: true;
-  readonly grant?: GrantRight;
+  readonly grant?: GrantRight | readonly GrantRight[];
 }
 
 const HOSTS = [FEATURES.hostsManage];
@@ -85,6 +86,10 @@ export const ACTIONS = Object.freeze({
   'fs.search': {},
   'fs.write': { grant: 'write' },
   'fs.delete': { grant: 'delete' },
+  // mkdir and a copy write (a copy's source is only read); a move removes its source as a delete does.
+  'fs.mkdir': { grant: 'write' },
+  'fs.copy': { grant: 'write' },
+  'fs.move': { grant: ['delete', 'write'] },
   'exec.run': { features: EXEC, grant: 'exec' },
   'runs.start': { features: EXEC, grant: 'exec' },
   // A run's owner can always see and stop it, even after losing the feature or the grant.
@@ -141,7 +146,14 @@ export function allows(rule: ActionRule | undefined, subject: Subject): boolean 
   for (const feature of rule.features ?? []) if (!subject.features.has(feature)) return false;
   const agent = subject.agentId !== undefined && subject.agentId !== null;
   if (rule.person === true && agent) return false;
-  return rule.grant === undefined || !agent || (subject.grants ?? []).some((grant) => grant.right === rule.grant);
+  if (rule.grant === undefined || !agent) return true;
+  if (typeof rule.grant === 'string') return holdsGrant(subject, rule.grant);
+  for (const right of rule.grant) if (!holdsGrant(subject, right)) return false;
+  return true;
+}
+
+function holdsGrant(subject: Subject, right: GrantRight): boolean {
+  return (subject.grants ?? []).some((grant) => grant.right === right);
 }
 
 /**
@@ -161,10 +173,11 @@ export function refusal(rule: ActionRule | undefined, subject: Subject, what: st
   if (rule.person === true) {
     return new PermissionDeniedError(`${what} is a person's decision: use a token that acts for no agent.`, { details: { reason: 'agent_cannot_act' } });
   }
-  // What is left to fail is the grant.
-  const right = rule.grant!;
-  return new PermissionDeniedError(`${what} needs a "${right}" grant on this agent's token; a person makes one with \`inseam token create --agent … --grant ${right}:<address>\`.`, {
-    details: { reason: 'no_grant', right },
+  // What is left to fail is a grant.
+  const lacking = (typeof rule.grant === 'string' ? [rule.grant] : (rule.grant ?? [])).filter((right) => !holdsGrant(subject, right));
+  const named = lacking.map((right) => `a "${right}" grant`).join(' and ');
+  return new PermissionDeniedError(`${what} needs ${named} on this agent's token; a person makes ${lacking.length === 1 ? 'one' : 'them'} with \`inseam token create --agent … --grant ${lacking.join(',')}:<address>\`.`, {
+    details: { reason: 'no_grant', right: lacking[0]!, ...(lacking.length > 1 ? { rights: lacking } : {}) },
   });
 }
 

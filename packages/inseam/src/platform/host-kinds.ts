@@ -35,7 +35,7 @@
  * embedding code.
  */
 import type { AuthSpec, Connector, Description, EgressPort } from '@inseam/connector';
-import type { ImapCredentialSource, ImapHost } from '@inseam/connector-imap';
+import type { ImapHost } from '@inseam/connector-imap';
 import type { Embedder, VectorAccess, VectorIndex } from '@inseam/connector-vector';
 import {
   ConnectorFailedError,
@@ -62,6 +62,7 @@ import type { HostRecord, HostRef } from '../store/index.js';
 import { compilePermissions, unionBaselines, type CompiledPermissions } from '../fs/permissions.js';
 import type { PlatformPaths } from './data-dir.js';
 import { concealTree, concealingConnector, concealmentFor, type Concealment } from './concealment.js';
+import { imapCredentials } from './imap-credentials.js';
 import { PortHost, describePortHost } from './port-host.js';
 
 /** What forms, validation and listings show about a kind. */
@@ -542,21 +543,7 @@ export class HostKinds {
     const open = async (host: HostDraft): Promise<ImapHost> => {
       const imap = await load();
       const config = imap.parseImapConfig(host.config);
-      const source = this.#o.credentials.source(hostCredentialRef(host), imap.imapAuth(config));
-      const credentials: ImapCredentialSource = {
-        login: async () => {
-          const fields = await source.fields();
-          const user = fields['username'];
-          if (user === undefined) return null;
-          if (config.auth === 'xoauth2') {
-            const token = (await source.tokens())['access_token'];
-            return token === undefined ? null : { user, accessToken: token };
-          }
-          const pass = fields['password'];
-          return pass === undefined ? null : { user, pass };
-        },
-        ...(config.auth === 'xoauth2' ? { rejected: () => source.onStatus(401) } : {}),
-      };
+      const credentials = imapCredentials(this.#o.credentials.source(hostCredentialRef(host), imap.imapAuth(config)), config);
       return imap.createImapHost(host.config, { credentials });
     };
     return {

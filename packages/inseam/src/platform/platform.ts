@@ -52,6 +52,7 @@ import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookRecei
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
 import { APP_ROOT_ENV, builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
+import { PackageStates } from './package-states.js';
 import { VectorIndexer } from '../vectors/index.js';
 import { storeVectorSeams } from './vector-index.js';
 
@@ -80,6 +81,7 @@ interface PlatformParts {
   readonly gate: EgressGate;
   readonly egressLog: EgressLog;
   readonly loader: PackageLoader;
+  readonly packageStates: PackageStates;
   readonly sandboxOptions: SandboxHostOptions;
   /** The deployment's OAuth clients (`<data>/oauth-clients.json`). */
   readonly oauthClients: readonly InseamOAuthClient[];
@@ -101,6 +103,8 @@ export class Platform {
   readonly gate: EgressGate;
   readonly egressLog: EgressLog;
   readonly loader: PackageLoader;
+  /** Each package's enabled/auto state per network: `ctx.packageState()` and the MCP-hosting enable list. */
+  readonly packageStates: PackageStates;
   readonly kinds: HostKinds;
   readonly networks: NetworkService;
   readonly catalog: Catalog;
@@ -127,6 +131,7 @@ export class Platform {
     this.gate = parts.gate;
     this.egressLog = parts.egressLog;
     this.loader = parts.loader;
+    this.packageStates = parts.packageStates;
     this.#sandboxOptions = parts.sandboxOptions;
     this.kinds = new HostKinds({
       loader: parts.loader,
@@ -346,13 +351,15 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
     }
     const packageCredentials = new PackageCredentials(credentialStore);
     let platform: Platform | undefined;
+    const packageStates = new PackageStates();
     const loader = new PackageLoader({
       credentials: packageCredentials.resolvers((packageId) => declared.get(packageId)),
+      packageState: (packageId, network) => packageStates.state(packageId, network),
       execPathPolicy: (session, cwd, source) => platform?.execAllowed(session, cwd, source) ?? false,
     });
     for (const spec of specs) await loader.loadPackage(spec.folder, { trust: spec.trust, ...(spec.lazy === true ? { lazy: true } : {}) });
     platform = new Platform(
-      { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, sandboxOptions: options.sandbox ?? {}, oauthClients },
+      { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, packageStates, sandboxOptions: options.sandbox ?? {}, oauthClients },
       options,
     );
     return platform;

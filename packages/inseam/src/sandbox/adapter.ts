@@ -126,7 +126,8 @@ export function sandboxedSourceKind(options: SandboxedKindOptions): SandboxedKin
     kind: description.kind,
     transport: 'in-process',
     name: options.name ?? description.kind,
-    category: 'api',
+    // As describe() declares it, never derived: absent, the kind has no category.
+    ...(description.category === undefined ? {} : { category: description.category }),
     description: `Sandboxed connector "${description.kind}".`,
     configSchema: options.configSchema,
     capabilities,

@@ -4,21 +4,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTrialReport, runTrial, TrialSandbox, trialReportJson } from './index.js';
-import { BROKEN_CONNECTORS, FIXED_SHAPE_PATCH, UPDATE_SEQUENCE, brokenModule } from './__fixtures__/broken/broken-connectors.js';
+import { BROKEN_CONNECTORS, FIXED_SHAPE_PATCH, MAIL_OWNER, MAIL_SEED, UPDATE_SEQUENCE, brokenModule, mailEnvelopes } from './__fixtures__/broken/broken-connectors.js';
 import { NOTES_SEED, exampleSource } from './__fixtures__/examples.js';
 import { startNotesApi, type NotesApi } from './__fixtures__/servers/notes-api.js';
 
 let api: NotesApi;
+/** The same API serving a mailbox of raw messages. */
+let mail: NotesApi;
 let sandbox: TrialSandbox;
 const example = exampleSource('notes-api');
 
 beforeAll(async () => {
   api = await startNotesApi(NOTES_SEED);
+  mail = await startNotesApi(MAIL_SEED);
   sandbox = new TrialSandbox();
 });
 afterAll(async () => {
   await sandbox.close();
   await api.close();
+  await mail.close();
 });
 
 const cases = BROKEN_CONNECTORS.flatMap((broken) => broken.phases.map((phase) => ({ ...broken, phase })));
@@ -28,28 +32,29 @@ describe('broken connectors', () => {
     expect(new Set(BROKEN_CONNECTORS.map((broken) => broken.breaks))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
   });
 
-  it.each(cases)('$name ($fault) fails check $breaks alone in the $phase phase, linking #$section', async ({ name, breaks, patch, phase, section, leaves }) => {
+  it.each(cases)('$name ($fault) fails check $breaks alone in the $phase phase, linking #$section', async ({ name, breaks, patch, phase, section, leaves, host }) => {
+    const server = host === 'mail' ? mail : api;
     const report = await runTrial({
       subject: { module: brokenModule(example, patch), label: name },
-      config: { baseUrl: api.origin, pageSize: 2, pollMs: 25 },
-      credentials: { token: api.token },
-      allowPrivateOrigins: [api.origin],
+      config: { baseUrl: server.origin, pageSize: 2, pollMs: 25, ...(host === 'mail' ? MAIL_OWNER : {}) },
+      credentials: { token: server.token },
+      allowPrivateOrigins: [server.origin],
       sandbox,
       phase,
       eventWaitMs: 800,
-      ...(phase === 'install' ? { scratchPrefix: 'scratch', rename: async (from: string, to: string) => api.rename(decodeURIComponent(from), decodeURIComponent(to)) } : {}),
+      ...(phase === 'install' ? { scratchPrefix: 'scratch', rename: async (from: string, to: string) => server.rename(decodeURIComponent(from), decodeURIComponent(to)) } : {}),
     });
     const failed = report.checks.filter((check) => check.status === 'fail');
     expect(failed.map((check) => check.id), formatTrialReport(report)).toEqual([breaks]);
     expect(report.passed).toBe(false);
     expect(failed[0]?.detail).toMatch(/^expected: .+\nactual: .+\nfix: .+\nsee: docs\/connectors\/authoring\.md#[a-z-]+$/);
     expect(failed[0]?.detail.endsWith(`see: docs/connectors/authoring.md#${section}`), failed[0]?.detail).toBe(true);
-    const onHost = [...api.files.values()].filter((file) => file.path.startsWith('scratch/'));
+    const onHost = [...server.files.values()].filter((file) => file.path.startsWith('scratch/'));
     // What the trial could not remove is listed in the report, for a person to remove by hand.
     expect(report.leftovers).toEqual(onHost.map((file) => file.path).sort());
     expect(trialReportJson(report).leftovers).toEqual(report.leftovers);
     expect(onHost.length > 0).toBe(leaves === true);
-    for (const file of onHost) api.files.delete(file.id);
+    for (const file of onHost) server.files.delete(file.id);
   });
 });
 
@@ -84,7 +89,7 @@ describe('a host whose writable objects have a fixed shape (<id>/doc.json)', () 
     const undeclared = `${FIXED_SHAPE_PATCH}
     connector.describe = () => ({ ...described, writes: { mimes: ['application/json'], create: true, replace: true, delete: true } });`;
     const report = await trial(undeclared, 'fixed-shape-undeclared', 'install');
-    // Nothing could be written, so check 8 waits for no event: it skips, saying nothing changed.
+    // Nothing could be written, so check 8 has no event to wait for and skips rather than failing.
     expect(report.checks.filter((check) => check.status === 'fail').map((check) => check.id), formatTrialReport(report)).toEqual([9, 10]);
     expect(report.checks[7]?.status).toBe('skip');
     expect(report.checks[9]?.detail).toContain('only <id>/doc.json objects can be written');
@@ -315,5 +320,74 @@ describe('a newest-first listing sorted in memory', () => {
     expect(report.passed, formatTrialReport(report)).toBe(true);
     expect(report.checks[1]?.detail).toMatch(/newest first verified over 4 entries; its first page took 1 request \(the whole listing 3\)$/);
     expect(report.honoursOrder).toBe(true);
+  });
+});
+
+describe('envelopes against the message headers', () => {
+  const mailTrial = (patch: string, label: string, phase: 'submit' | 'install', extra: Partial<Parameters<typeof runTrial>[0]> = {}, config: Record<string, unknown> = MAIL_OWNER) =>
+    runTrial({
+      subject: { module: brokenModule(example, patch), label },
+      config: { baseUrl: mail.origin, pageSize: 2, pollMs: 25, ...config },
+      credentials: { token: mail.token },
+      allowPrivateOrigins: [mail.origin],
+      sandbox,
+      phase,
+      eventWaitMs: 800,
+      ...(phase === 'install' ? { scratchPrefix: 'scratch', rename: async (from: string, to: string) => mail.rename(decodeURIComponent(from), decodeURIComponent(to)) } : {}),
+      ...extra,
+    });
+
+  it.each(['submit', 'install'] as const)('a connector that reads them from the headers passes (%s phase)', async (phase) => {
+    const report = await mailTrial(mailEnvelopes(), 'mail-envelopes', phase);
+    expect(report.passed, formatTrialReport(report)).toBe(true);
+    expect(report.checks[4]?.detail).toContain('; envelopes of 4 of 4 messages agree with their headers (parties, auth, list, direction)');
+  });
+
+  it('each fake names the message, what its header states and the fix', async () => {
+    const named = (name: string) => BROKEN_CONNECTORS.find((item) => item.name === name)!.patch;
+    const invented = (await mailTrial(named('envelope-invented-recipient'), 'invented', 'submit')).checks[4]?.detail ?? '';
+    expect(invented).toMatch(/^expected: the envelope of "mail\/inbox\/2024-04-30%20hello\.eml" names only parties its header states/);
+    expect(invented).toContain('actual: it names mailto:ada@example.com as to, which the To header does not carry (it has no address)');
+    expect(invented).toMatch(/\nfix: take the parties from the message's From, Sender, Reply-To, To, Cc and Bcc headers only/);
+    const passed = (await mailTrial(named('envelope-auth-always-pass'), 'always-pass', 'submit')).checks[4]?.detail ?? '';
+    expect(passed).toContain('(authserv-id "mx.example.com"): no auth\nactual: it has {"dkim":true,"spf":true,"dmarc":true}');
+    expect(passed).toMatch(/\nfix: take dkim, spf and dmarc only from the topmost Authentication-Results header whose authserv-id is the owner's receiving host/);
+    const sent = (await mailTrial(named('envelope-always-sent'), 'always-sent', 'submit')).checks[4]?.detail ?? '';
+    expect(sent).toContain('is received: its From or Sender is not one of the owner\'s addresses (ada@example.com)\nactual: it is "sent"');
+  });
+
+  it('an entry that names its raw message in extra.rawMessage is held to that message\'s header', async () => {
+    // A mail catcher's JSON summary: not itself a message, but it says where its raw form is.
+    const summaries = (fake?: string) => `${mailEnvelopes(fake)}
+    const summary = (entry) => (entry === null || entry.envelope === undefined ? entry : { ...entry, mime: 'application/vnd.catcher+json', extra: { ...entry.extra, rawMessage: entry.path } });
+    const enveloping = connector.list;
+    connector.list = async (options) => {
+      const page = await enveloping(options);
+      return { ...page, entries: page.entries.map(summary) };
+    };
+    const statting = connector.stat;
+    connector.stat = async (path) => summary(await statting(path));`;
+    const faithful = await mailTrial(summaries(), 'catcher', 'submit');
+    expect(faithful.passed, formatTrialReport(faithful)).toBe(true);
+    expect(faithful.checks[4]?.detail).toContain('envelopes of 4 of 4 messages agree');
+    const faked = await mailTrial(summaries(`(envelope) => ({ ...envelope, direction: 'sent' })`), 'catcher-sent', 'submit');
+    expect(faked.checks.filter((check) => check.status === 'fail').map((check) => check.id), formatTrialReport(faked)).toEqual([5]);
+    expect(faked.checks[4]?.detail).toMatch(/^expected: the envelope of "mail\/inbox\/2024-04-30%20hello\.eml" is received: its From or Sender is not one of the owner's addresses/);
+  });
+
+  it('the trial\'s own envelope option overrides the config: the owner\'s host decides which results count', async () => {
+    // Trusting the sender's own host (mail.example.org) instead of Ada's, the faithful connector's results are wrong.
+    const report = await mailTrial(mailEnvelopes(), 'mail-other-host', 'submit', { envelope: { ownAddresses: ['ada@example.com'], authservId: 'mail.example.org' } });
+    expect(report.checks[4]?.status, formatTrialReport(report)).toBe('fail');
+    expect(report.checks[4]?.detail).toContain('(authserv-id "mail.example.org"): {"dkim":true,"spf":true,"dmarc":true}');
+  });
+
+  it('without an authserv-id or own addresses it still refuses results no header states, and says what it could not compare', async () => {
+    const faithful = await mailTrial(mailEnvelopes(), 'mail-unconfigured', 'submit', {}, { authservId: 'mx.example.com' });
+    expect(faithful.passed, formatTrialReport(faithful)).toBe(true);
+    expect(faithful.checks[4]?.detail).toContain('(parties, auth, list); direction not compared (no own addresses configured)');
+    const named = BROKEN_CONNECTORS.find((item) => item.name === 'envelope-auth-always-pass')!.patch;
+    const report = await mailTrial(named, 'always-pass-unconfigured', 'submit', {}, {});
+    expect(report.checks[4]?.detail).toContain('actual: it has auth.dkim true where no Authentication-Results header states dkim');
   });
 });

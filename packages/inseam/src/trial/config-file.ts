@@ -3,7 +3,8 @@
  *
  *   { "config": { ... }, "credentials": { "<field>": "<value>" }, "scratchPrefix"?: "...",
  *     "allowPrivateOrigins"?: ["http://127.0.0.1:8080"], "webhookSample"?: { "headers"?, "body" },
- *     "samples"?: [{ "mime", "extension", "body" | "bodyBase64", "replacement" | "replacementBase64", "markers"? }] }
+ *     "samples"?: [{ "mime", "extension", "body" | "bodyBase64", "replacement" | "replacementBase64", "markers"? }],
+ *     "envelope"?: { "ownAddresses"?: ["ada@example.com"], "authservId"?: "mx.example.com" } }
  *
  * `config` goes to the module's createConnector(config); `credentials` fill the AuthSpec fields
  * (the gate uses them, the module never sees them; for OAuth 2 or exchange hosts, give the token
@@ -11,12 +12,13 @@
  * install phase may write in. The two optional keys beyond DESIGN.md's: `allowPrivateOrigins`,
  * the declared origins a person approves as private (a NAS, a service on loopback), and
  * `webhookSample`, a delivery as the host sends it, for check 8, and `samples`, check 10's objects
- * for declared types without a built-in sample (text as UTF-8, or base64 for bytes). Unknown keys
+ * for declared types without a built-in sample (text as UTF-8, or base64 for bytes), and `envelope`,
+ * the owner's addresses and receiving host that message envelopes are compared with. Unknown keys
  * are refused, so a typo is not silently ignored.
  */
 import { readFile } from 'node:fs/promises';
 import { InvalidConfigError, NotFoundError } from '@neuralis/package-system/contracts';
-import type { TrialWebhookSample, TrialWriteSample } from './types.js';
+import type { TrialEnvelopeOwner, TrialWebhookSample, TrialWriteSample } from './types.js';
 
 export interface TrialConfigFile {
   readonly config: Readonly<Record<string, unknown>>;
@@ -25,9 +27,10 @@ export interface TrialConfigFile {
   readonly allowPrivateOrigins?: readonly string[];
   readonly webhookSample?: TrialWebhookSample;
   readonly samples?: readonly TrialWriteSample[];
+  readonly envelope?: TrialEnvelopeOwner;
 }
 
-const KEYS = ['config', 'credentials', 'scratchPrefix', 'allowPrivateOrigins', 'webhookSample', 'samples'];
+const KEYS = ['config', 'credentials', 'scratchPrefix', 'allowPrivateOrigins', 'webhookSample', 'samples', 'envelope'];
 const SAMPLE_KEYS = ['mime', 'extension', 'body', 'bodyBase64', 'replacement', 'replacementBase64', 'markers'];
 const SAMPLE_MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 
@@ -78,7 +81,26 @@ export function parseTrialConfig(value: unknown): TrialConfigFile {
     file.webhookSample = webhook as unknown as TrialWebhookSample;
   }
   if (value['samples'] !== undefined) file.samples = parseTrialSamples(value['samples']);
+  if (value['envelope'] !== undefined) file.envelope = parseEnvelopeOwner(value['envelope']);
   return file;
+}
+
+const ADDRESS = /^[^\s@<>]+@[^\s@<>]+$/;
+
+function parseEnvelopeOwner(value: unknown): TrialEnvelopeOwner {
+  const form = '"envelope" must be { "ownAddresses"?: ["ada@example.com"], "authservId"?: "mx.example.com" }.';
+  if (!isRecord(value)) invalid('envelope', form);
+  for (const key of Object.keys(value)) {
+    if (key !== 'ownAddresses' && key !== 'authservId') invalid(`envelope.${key}`, `"${key}" is not a field of "envelope"; ${form}`);
+  }
+  const { ownAddresses, authservId } = value;
+  if (ownAddresses !== undefined && (!Array.isArray(ownAddresses) || ownAddresses.some((address) => typeof address !== 'string' || !ADDRESS.test(address.trim())))) {
+    invalid('envelope.ownAddresses', '"envelope.ownAddresses" must be a list of the owner\'s email addresses, such as ["ada@example.com"].');
+  }
+  if (authservId !== undefined && (typeof authservId !== 'string' || !/^[A-Za-z0-9.\-_:[\]]+$/.test(authservId))) {
+    invalid('envelope.authservId', '"envelope.authservId" must be the authserv-id the owner\'s receiving host writes in Authentication-Results, such as "mx.example.com".');
+  }
+  return { ...(ownAddresses === undefined ? {} : { ownAddresses: ownAddresses as string[] }), ...(authservId === undefined ? {} : { authservId: authservId as string }) };
 }
 
 /** Check 10's objects in their JSON form (as a config file or a request body gives them). Throws `invalid_config` naming the field. */

@@ -53,6 +53,7 @@ export const DOC_SECTIONS = Object.freeze({
   identityNativeHash: 'identity-nativehash',
   identitySubObjects: 'identity-sub-objects',
   envelopes: 'envelopes',
+  envelopeMessages: 'envelopes-messages',
   changeEvents: 'change-events',
   sandboxModule: 'sandbox-module-shape',
   sandboxGlobals: 'sandbox-globals',

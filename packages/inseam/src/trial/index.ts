@@ -8,6 +8,7 @@ export type { TrialSandboxOptions } from './sandbox.js';
 export type {
   TrialCheckId,
   TrialCheckRecord,
+  TrialEnvelopeOwner,
   TrialOptions,
   TrialPhase,
   TrialRefusal,

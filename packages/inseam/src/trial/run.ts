@@ -17,6 +17,7 @@ import { InvalidArgumentError, InvalidUriError } from '@neuralis/package-system/
 import { runCheck, type CheckBody } from '@neuralis/package-system/testing';
 import { HOST_PATH, parsePath } from '../address/path.js';
 import { checkDefaultScope, checkDescription } from './checks/description.js';
+import { checkEnvelopes } from './checks/envelopes.js';
 import { checkEvents, closeWatch, openWatch } from './checks/events.js';
 import { checkCanonical, checkDimensions, checkList, checkStat } from './checks/listing.js';
 import { checkNativeId } from './checks/native-id.js';
@@ -103,7 +104,8 @@ export async function runTrial(options: TrialOptions): Promise<TrialReport> {
     await openWatch(context);
     await run(3, () => checkDimensions(context));
     await run(4, () => checkStat(context));
-    await run(5, () => checkRead(context));
+    // Check 5 holds what is listed to the bytes read: sizes and hashes, then envelopes to message headers.
+    await run(5, async () => [await checkRead(context), await checkEnvelopes(context)].filter((note) => note !== undefined).join('; '));
     await run(6, () => checkCanonical(context));
     await run(7, () => checkDefaultScope(context));
     await run(10, () => checkWrites(context));

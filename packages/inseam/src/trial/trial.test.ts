@@ -229,6 +229,11 @@ describe('the config file', () => {
     expect(file).toMatchObject({ config: { url: 'https://x.example' }, credentials: { token: 't' }, scratchPrefix: 'scratch' });
   });
 
+  it('reads the mailbox owner check 5 compares envelopes with', () => {
+    const file = parseTrialConfig({ envelope: { ownAddresses: ['ada@example.com'], authservId: 'mx.example.com' } });
+    expect(file.envelope).toEqual({ ownAddresses: ['ada@example.com'], authservId: 'mx.example.com' });
+  });
+
   it('reads check 10 samples as text or base64, and they come before the built-in ones', () => {
     const vcard = (name: string) => `BEGIN:VCARD\r\nVERSION:4.0\r\nFN:${name}\r\nEND:VCARD\r\n`;
     const file = parseTrialConfig({
@@ -274,6 +279,11 @@ describe('the config file', () => {
       [{ samples: [{ mime: 'text/vcard', extension: '.vcf', body: 'a', replacement: 'b' }] }, 'samples[0].extension'],
       [{ samples: [{ mime: 'text/vcard', extension: 'vcf', body: 'a', replacement: 'b', markers: ['a'] }] }, 'samples[0].markers'],
       [{ samples: [{ mime: 'text/vcard', extension: 'vcf', body: 'a', replacement: 'b', size: 1 }] }, 'samples[0].size'],
+      [{ envelope: [] }, 'envelope'],
+      [{ envelope: { ownAddress: ['ada@example.com'] } }, 'envelope.ownAddress'],
+      [{ envelope: { ownAddresses: 'ada@example.com' } }, 'envelope.ownAddresses'],
+      [{ envelope: { ownAddresses: ['Ada Lovelace'] } }, 'envelope.ownAddresses'],
+      [{ envelope: { authservId: 'mx example com' } }, 'envelope.authservId'],
     ];
     for (const [value, field] of cases) {
       let error: unknown;

@@ -71,6 +71,18 @@ export type TrialSubject =
   | { readonly module: string; readonly label?: string }
   | { readonly connector: Connector; readonly label?: string };
 
+/**
+ * Who owns the mailbox a message host serves, for comparing envelopes with message headers
+ * (check 5, authoring.md#envelopes-messages). Given, it overrides the connector config's
+ * `ownAddresses` and `authservId`.
+ */
+export interface TrialEnvelopeOwner {
+  /** Every address the owner sends from: a message whose From or Sender is one of them is `sent`. */
+  readonly ownAddresses?: readonly string[];
+  /** The authserv-id of the owner's receiving host: only its `Authentication-Results` count. */
+  readonly authservId?: string;
+}
+
 export interface TrialOptions {
   readonly subject: TrialSubject;
   /** Default `submit`. `install` needs `scratchPrefix`. */
@@ -107,6 +119,8 @@ export interface TrialOptions {
    * before and after, then deletes it. Without it, check 10 skips for a delete-only host.
    */
   readonly plant?: () => Promise<void>;
+  /** The owner's addresses and receiving host, for envelopes; default the config's `ownAddresses` and `authservId`. */
+  readonly envelope?: TrialEnvelopeOwner;
   /** For check 8 when the connector parses webhooks. */
   readonly webhookSample?: TrialWebhookSample;
   /** Check 10's samples for declared types; they come before the built-in ones of the same type. */

@@ -6,7 +6,6 @@
  * Read from the store alone: the model is the one the vector host's config names
  * (expectedModelId), so no embedder is started — a status is a few queries, whatever the model.
  */
-import { expectedModelId, parseVectorConfig } from '@inseam/connector-vector';
 import { isConnectorError } from '@neuralis/package-system/contracts';
 import type { Store, VectorBackend } from '../store/index.js';
 import { vectorHostOf } from './indexer.js';
@@ -34,6 +33,8 @@ export interface VectorIndexStatus {
 
 /** The backend and every network's counts, networks by slug. Throws the store's errors. */
 export async function vectorIndexStatus(store: Pick<Store, 'networks' | 'hosts' | 'vectors'>): Promise<VectorIndexStatus> {
+  // Imported here: whatever loads this module (the platform, for every command) need not load the connector.
+  const { expectedModelId, parseVectorConfig } = await import('@inseam/connector-vector');
   const { backend, version } = await store.vectors.backend();
   const networks: NetworkIndexStatus[] = [];
   for (const { slug } of await store.networks.list()) {

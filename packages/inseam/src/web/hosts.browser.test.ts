@@ -10,6 +10,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir } from '../platform/__fixtures__/platforms.js';
 import { BROWSER_TEST_MS, eventually, focused, launchChromium, screenshot, signInByLink, startWebServer, stored, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
 
+/** A sandboxed module that declares category "Knowledge base" in its describe(). */
+const WIKI_MODULE = `
+export function createConnector() {
+  return {
+    describe() {
+      return {
+        kind: 'wiki', category: 'Knowledge base', capabilities: ['list', 'read'],
+        auth: { acquire: { type: 'none' }, present: [], origins: ['https://wiki.example.com'] },
+        dimensions: { path: { type: 'path', from: 'path', ordering: true, description: 'The path.' } },
+        listing: 'free',
+      };
+    },
+    async list() { return { entries: [] }; },
+    async read() { const error = new Error('nothing here'); error.code = 'not_found'; throw error; },
+  };
+}
+`;
+
 let server: WebServer;
 let browser: Browser;
 let spare: string;
@@ -104,10 +122,18 @@ describe('the hosts list', () => {
   }, BROWSER_TEST_MS);
 
   it('has a chip for every category, a generic one for unknown categories, and dims runtime-inactive hosts', async () => {
+    // A sandboxed kind whose describe() declares a category the page has no chip of: shown as declared.
+    const probe = await server.platform.sandbox.load({ source: WIKI_MODULE, label: 'probe', config: {}, egress: { fetch: () => Promise.reject(new Error('unused')) } });
+    const description = probe.describe();
+    probe.dispose();
+    server.platform.kinds.registerSandboxed({ source: WIKI_MODULE, description, configSchema: { type: 'object', additionalProperties: false, properties: {} } });
+    await server.platform.networks.addHost({ network: 'home', slug: 'wiki', kind: 'wiki', config: {} });
     const watched = await open('dark');
     const { page } = watched;
     await signInByLink(page, server);
     await page.locator('tr[data-host="files"]').waitFor();
+    const wiki = page.locator('tr[data-host="wiki"] [data-category]');
+    expect([await wiki.textContent(), await wiki.getAttribute('data-category')]).toEqual(['Knowledge base', 'generic']);
     // The page's own modules, imported in the page (a string, so the test runner leaves the import alone).
     const chips = await page.evaluate(`import('/web/js/dom.js').then(({ categoryChip }) =>
       ['disk', 'vector', 'machine', 'api', 'db', 'quantum', null].map((category) => {

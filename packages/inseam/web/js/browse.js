@@ -13,7 +13,7 @@ const PREVIEW_IMAGE_BYTES = 25 * 1000 * 1000;
 /** Downloads are fetched in ranges this large, so a large file streams in pieces with progress. */
 const DOWNLOAD_CHUNK_BYTES = 4 * 1024 * 1024;
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-ndjson|ndjson|yaml|x-yaml|toml|sql|x-sh|x-shellscript|csv|graphql)\b)|\+(json|xml)$/;
+const TEXT_TYPES = /^(text\/|message\/rfc822$|application\/(json|xml|javascript|x-ndjson|ndjson|yaml|x-yaml|toml|sql|x-sh|x-shellscript|csv|graphql)\b)|\+(json|xml)$/;
 
 function isTextual(mime) {
   return typeof mime === 'string' && TEXT_TYPES.test(mime);
@@ -501,10 +501,40 @@ export function browseView(ctx, params) {
     return area;
   }
 
+  /** A message's envelope as the host stated it: who, which way, what its receiving server checked, which list. */
+  function envelopeView(envelope) {
+    const roles = ['from', 'sender', 'reply-to', 'to', 'cc', 'bcc'];
+    const byRole = new Map();
+    // Identities are URIs (mailto:…); a person reads the address.
+    for (const party of envelope.parties) byRole.set(party.role, [...(byRole.get(party.role) ?? []), party.identity.replace(/^mailto:/, '')]);
+    const ordered = [...byRole.keys()].sort((a, b) => (roles.indexOf(a) + 1 || 99) - (roles.indexOf(b) + 1 || 99));
+    const checks = Object.entries(envelope.auth ?? {});
+    const row = (label, value, key) => [h('dt', { text: label }), h('dd', { 'data-envelope': key }, value)];
+    return h(
+      'section',
+      { class: 'envelope', 'aria-labelledby': 'envelope-title' },
+      h('h3', { id: 'envelope-title', text: 'Envelope' }),
+      h(
+        'dl',
+        { class: 'props' },
+        row('Direction', chip(envelope.direction === 'sent' ? 'Sent' : envelope.direction === 'received' ? 'Received' : 'Owned', envelope.direction === 'sent' ? 'blue' : 'neutral'), 'direction'),
+        ordered.flatMap((role) => row(role === 'reply-to' ? 'Reply-To' : role[0].toUpperCase() + role.slice(1), byRole.get(role).join(', '), role)),
+        row(
+          'Authentication',
+          checks.length === 0 ? h('span', { class: 'muted', text: 'No results from the receiving server' }) : h('span', { class: 'row gap-sm wrap' }, checks.map(([check, passed]) => chip(`${check.toUpperCase()} ${passed ? 'pass' : 'fail'}`, passed ? 'green' : 'red'))),
+          'auth',
+        ),
+        envelope.list ? row('List', envelope.list, 'list') : null,
+      ),
+    );
+  }
+
   async function showEntry(node, host, path) {
     const token = ++generation;
     releaseUrls();
-    let entry = node?.entry;
+    // A listing carries no envelope: a message is looked up on its own to show one.
+    const mail = hosts.find((item) => item.slug === host)?.category === 'mail';
+    let entry = mail && node?.entry?.type === 'file' ? undefined : node?.entry;
     let source = node?.parent?.source ?? 'live';
     if (!entry) {
       try {
@@ -526,6 +556,7 @@ export function browseView(ctx, params) {
         h('header', { class: 'entry-head' }, entryIcon(entry), h('h2', { text: entry.name })),
         downloadTools(entry),
         props(entry, source),
+        entry.envelope ? envelopeView(entry.envelope) : null,
         await preview(entry, token),
       ),
     );

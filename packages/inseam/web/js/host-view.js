@@ -1,12 +1,13 @@
 // One host: what it is, how it syncs, its last syncs (when, how long, what was added, changed and
 // removed, and what went wrong), and — for a caller with hosts.manage — changing it (the edit
-// view) or removing it after a confirmation.
+// view) or removing it after a confirmation. A machine host whose key no person has approved
+// shows the fingerprint it presents, and — only to a caller who may pin it — an Approve button.
 
 import { ApiError, hostPath } from './api.js';
 import { errorSummary, textField, writableField } from './add-host.js';
 import { button, categoryChip, categoryIcon, emptyState, errorBlock, h, icon, replace, spinner } from './dom.js';
 import { ago, count, duration, plural, when } from './format.js';
-import { crawlSummary } from './hosts.js';
+import { crawlSummary, isDimmed, liveness } from './hosts.js';
 import { configErrors, humanize, schemaFields } from './schema-form.js';
 import { syncField, syncText } from './sync-field.js';
 
@@ -81,6 +82,8 @@ function detailView(ctx, slug) {
   let timer;
   let disposed = false;
   let dialog = null;
+  /** The machine's presented key, asked once per view (each ask is a fresh SSH handshake). */
+  let presented;
 
   async function load() {
     clearTimeout(timer);
@@ -100,6 +103,9 @@ function detailView(ctx, slug) {
     if (disposed) return;
     title.textContent = host.label || host.slug;
     content.className = 'host-detail';
+    const live = liveness(host);
+    element.dataset.status = live.key;
+    element.classList.toggle('dim', isDimmed(host));
     const sync = button('Sync now', { iconName: 'refresh', onClick: () => void startCrawl(sync) });
     replace(
       actions,
@@ -123,14 +129,66 @@ function detailView(ctx, slug) {
           h('dd', { 'data-field': 'sync', text: settings ? syncText(settings.sync) : '—' }),
           h('dt', { text: 'Access' }),
           h('dd', { 'data-field': 'access', text: settings ? permissionText(settings.permissions) : '—' }),
+          h('dt', { text: 'Status' }),
+          h('dd', { 'data-field': 'status' }, h('span', { class: `status status-${live.key}`, title: live.title }, h('span', { class: 'dot', 'aria-hidden': 'true' }), live.text), isDimmed(host) ? h('span', { class: 'muted small', text: ` · ${live.title}` }) : null),
           h('dt', { text: 'Catalog' }),
           h('dd', {}, crawlSummary(crawl)),
         ),
       ),
+      host.kind === 'machine' && settings ? hostKeyCard(host, settings) : null,
       h('section', { class: 'card', 'aria-labelledby': 'syncs-title' }, h('h2', { id: 'syncs-title', text: 'Last syncs' }), syncTable(syncs)),
     );
     const busy = crawl.running || crawl.state === 'queued' || crawl.progress?.state === 'running';
     timer = setTimeout(() => void load(), busy ? BUSY_POLL_MS : IDLE_POLL_MS);
+  }
+
+  /** Pinned and accepted: the pin. Not pinned, or refused (a changed key): what the machine presents now. */
+  function hostKeyCard(host, settings) {
+    const pinned = typeof settings.config?.hostKey === 'string' ? settings.config.hostKey : null;
+    const refused = host.status?.reason === 'fs_permission';
+    const body = h('div', { 'data-host-key': pinned && !refused ? 'pinned' : 'unapproved' });
+    const card = h('section', { class: 'card host-key', 'aria-labelledby': 'host-key-title' }, h('h2', { id: 'host-key-title', text: 'SSH host key' }), body);
+    if (pinned && !refused) {
+      replace(body, h('p', {}, 'Approved: ', h('code', { class: 'mono fingerprint', text: pinned })));
+      return card;
+    }
+    replace(body, h('p', { class: 'muted' }, spinner(), ' Asking the machine for its key…'));
+    presented ??= api.get(hostPath(session.network, slug, '/host-key'));
+    presented.then(
+      (shown) => {
+        if (disposed) return;
+        const intro = pinned
+          ? `The machine refuses the approved key ${pinned}; it presents another one now. Approve it only if the machine's key was really changed.`
+          : 'No key of this machine is approved yet, so inseam does not log in. Compare the fingerprint it presents with the one on the machine (ssh-keygen -l -f /etc/ssh/ssh_host_ed25519_key.pub).';
+        replace(
+          body,
+          h('p', { text: intro }),
+          h('p', {}, 'Presented: ', h('code', { class: 'mono fingerprint', 'data-fingerprint': '', text: shown.fingerprint })),
+          shown.canApprove
+            ? button('Approve this key', { kind: 'primary', iconName: 'check', onClick: (event) => void approve(event.currentTarget, shown.fingerprint) })
+            : h('p', { class: 'muted small', 'data-approve': 'refused', text: 'Only a person signed in with hosts.manage can approve it; agents cannot.' }),
+        );
+      },
+      (error) => {
+        presented = undefined;
+        if (!disposed) replace(body, h('p', { class: 'err-text', text: `The machine's key could not be read: ${error.message}` }));
+      },
+    );
+    return card;
+  }
+
+  async function approve(control, fingerprint) {
+    control.disabled = true;
+    try {
+      await api.post(hostPath(session.network, slug, '/host-key'), { fingerprint });
+      presented = undefined;
+      toast(`Host key ${fingerprint} approved; inseam now logs in to ${title.textContent}.`);
+      await load();
+    } catch (error) {
+      presented = undefined;
+      toast(error.message, 'error');
+      control.disabled = false;
+    }
   }
 
   async function startCrawl(control) {

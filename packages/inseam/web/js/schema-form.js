@@ -4,7 +4,10 @@
 
 import { h, uid } from './dom.js';
 
-const ACRONYMS = new Set(['api', 'id', 'url', 'uri', 'http', 'https', 'json', 'mime', 'pdf', 'ssl', 'tls', 'dns', 'ip', 's3', 'r2', 'sql', 'csv']);
+const ACRONYMS = new Set(['api', 'id', 'url', 'uri', 'http', 'https', 'json', 'mime', 'pdf', 'ssl', 'tls', 'dns', 'ip', 's3', 'r2', 'sql', 'csv', 'ca', 'imap', 'ssh']);
+const SPELLINGS = new Map([['oauth', 'OAuth']]);
+/** A string allowed to be this long is text of several lines (a PEM certificate, a key), not a one-line value. */
+const MULTILINE_MIN_LENGTH = 1024;
 
 /** "textCapBytes" → "Text cap bytes"; "baseUrl" → "Base URL". */
 export function humanize(name) {
@@ -14,7 +17,7 @@ export function humanize(name) {
     .trim()
     .toLowerCase()
     .split(/\s+/)
-    .map((word) => (ACRONYMS.has(word) ? word.toUpperCase() : word))
+    .map((word) => SPELLINGS.get(word) ?? (ACRONYMS.has(word) ? word.toUpperCase() : word))
     .join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -218,7 +221,11 @@ function leafField(path, name, schema, required, initial, options) {
       return error ? { error } : { present: true, value: parsed.value };
     };
   } else if (kind === 'string') {
-    control = h('input', { ...common, type: 'text', value: initial === undefined ? '' : String(initial), placeholder: schema.default === undefined ? (schema.examples?.[0] ?? null) : String(schema.default) });
+    const value = initial === undefined ? '' : String(initial);
+    control =
+      schema.maxLength > MULTILINE_MIN_LENGTH
+        ? h('textarea', { ...common, rows: '4', class: 'mono', value })
+        : h('input', { ...common, type: 'text', value, placeholder: schema.default === undefined ? (schema.examples?.[0] ?? null) : String(schema.default) });
     read = (isRequired) => {
       if (control.value === '') return isRequired ? { error: 'Required.' } : { present: false };
       const error = checkValue(schema, control.value);

@@ -31,6 +31,10 @@ export interface ConnectorInitContext {
   readonly credentials: CredentialResolver;
   /** The project the package was loaded for, when it was loaded for one (a `_packages/` drop). */
   readonly projectId?: string;
-  /** The package's current state; cheap, never starts a runtime. */
-  packageState(): PackageState;
+  /**
+   * The package's current state in a project (network), as the platform keeps it; cheap, never
+   * starts a runtime. Without `projectId`, the project the package was loaded for, if any. A
+   * package loaded for one project cannot ask about another (`permission_denied`).
+   */
+  packageState(options?: { readonly projectId?: string }): PackageState;
 }

@@ -14,7 +14,7 @@ function context(resolveCredential: CredentialResolver['resolveCredential'], pro
     ...(projectId === undefined ? {} : { projectId }),
     declaredCredentials: [{ id: 'api-key', label: 'API key' }],
     credentials: { resolveCredential },
-    packageState: () => ({ enabled: true, auto: false }),
+    packageState: (project) => ({ enabled: project === 'p1', auto: false }),
   });
 }
 
@@ -63,5 +63,13 @@ describe('package init(ctx)', () => {
     expect(failed).toMatchObject({ code: 'connector_failed', cause });
     const typed = new UnavailableError();
     await expect(runInits([() => Promise.reject(typed)], context(async () => null))).rejects.toBe(typed);
+  });
+
+  it('"packageState()" of a package loaded for one project answers for that project and refuses another', () => {
+    const ctx = context(async () => null, 'p1');
+    expect(ctx.packageState()).toEqual({ enabled: true, auto: false });
+    expect(ctx.packageState({ projectId: 'p1' })).toEqual({ enabled: true, auto: false });
+    expect(() => ctx.packageState({ projectId: 'p2' })).toThrow(expect.objectContaining({ code: 'permission_denied' }));
+    expect(context(async () => null).packageState({ projectId: 'p2' })).toEqual({ enabled: false, auto: false });
   });
 });

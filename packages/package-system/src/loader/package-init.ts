@@ -38,7 +38,7 @@ export interface InitContextInput {
   readonly projectId?: string;
   readonly declaredCredentials: readonly CredentialDeclaration[];
   readonly credentials: CredentialResolver;
-  readonly packageState: () => PackageState;
+  readonly packageState: (projectId: string | undefined) => PackageState;
 }
 
 /**
@@ -74,7 +74,15 @@ export function createInitContext(input: InitContextInput): ConnectorInitContext
     packageId: input.packageId,
     credentials,
     ...(input.projectId === undefined ? {} : { projectId: input.projectId }),
-    packageState: () => input.packageState(),
+    packageState: (options?: { readonly projectId?: string }) => {
+      const requested = options?.projectId;
+      if (input.projectId !== undefined && requested !== undefined && requested !== input.projectId) {
+        throw new PermissionDeniedError(`Package "${input.packageId}" was loaded for another project and cannot read its state in project "${requested}".`, {
+          details: { packageId: input.packageId },
+        });
+      }
+      return input.packageState(requested ?? input.projectId);
+    },
   });
 }
 

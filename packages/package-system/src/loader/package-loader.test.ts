@@ -192,6 +192,22 @@ describe('init(ctx) and credentials', () => {
     expect(resolveCredential).toHaveBeenCalledWith('notes-token', { projectId: 'p1' });
   });
 
+  it('"packageState()" answers the platform\'s state for the project asked about (default: the one the package was loaded for), never starting anything', async () => {
+    const asked: [string, string | undefined][] = [];
+    const states: Record<string, { enabled: boolean; auto: boolean }> = { p1: { enabled: true, auto: true }, p2: { enabled: false, auto: false } };
+    const loader = await loaded({ packageState: (packageId, projectId) => (asked.push([packageId, projectId]), states[projectId ?? ''] ?? { enabled: false, auto: false }) }, 'notes-pkg');
+    await bind(loader, 'a', 'notes', { config: { folder: 'a' } });
+    const context = fixtureLog().inits[0]!;
+    expect(context.packageState()).toEqual({ enabled: false, auto: false });
+    expect(context.packageState({ projectId: 'p1' })).toEqual({ enabled: true, auto: true });
+    expect(context.packageState({ projectId: 'p2' })).toEqual({ enabled: false, auto: false });
+    expect(asked).toEqual([
+      ['fixture-notes', undefined],
+      ['fixture-notes', 'p1'],
+      ['fixture-notes', 'p2'],
+    ]);
+  });
+
   it('the injected resolver refuses a credential id the package did not declare, without asking the store', async () => {
     const resolveCredential = vi.fn<CredentialResolver['resolveCredential']>(async () => ({ value: 'x' }));
     await loaded({ credentials: () => ({ resolveCredential }) }, 'notes-pkg');

@@ -53,8 +53,11 @@ import { listProjectDrops, type ProjectDrop } from './project-drops.js';
 export interface PackageLoaderOptions {
   /** The credential store's resolver for one package; handed to its init(ctx). Default: none configured (`unavailable`). */
   readonly credentials?: (packageId: string) => CredentialResolver;
-  /** The platform's view of a package's state, for `ctx.packageState()`. Default `{ enabled: true, auto: false }`. */
-  readonly packageState?: (packageId: string) => PackageState;
+  /**
+   * The platform's view of a package's state in a project, for `ctx.packageState()` (no project:
+   * the deployment's view). Default `{ enabled: true, auto: false }`: a loader alone enables what it loads.
+   */
+  readonly packageState?: (packageId: string, projectId: string | undefined) => PackageState;
   /** Evaluates a source's path policy on an exec cwd. Without one, every exec entry is denied. */
   readonly execPathPolicy?: ExecPathPolicy;
 }
@@ -381,7 +384,7 @@ export class PackageLoader {
       ...(projectId === undefined ? {} : { projectId }),
       declaredCredentials: manifest.credentials ?? [],
       credentials: this.#options.credentials?.(packageId) ?? NO_CREDENTIAL_STORE,
-      packageState: () => this.#options.packageState?.(packageId) ?? { enabled: true, auto: false },
+      packageState: (project) => this.#options.packageState?.(packageId, project) ?? { enabled: true, auto: false },
     });
   }
 

@@ -108,6 +108,7 @@ async function runOnce(io: CliIo, modulePath: string, options: TrialCommandOptio
     ...(file.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: file.allowPrivateOrigins }),
     ...(file.webhookSample === undefined ? {} : { webhookSample: file.webhookSample }),
     ...(file.samples === undefined ? {} : { samples: file.samples }),
+    ...(file.envelope === undefined ? {} : { envelope: file.envelope }),
     ...(phase === 'install' && io.stdin.isTTY === true ? { rename: askToRename(io) } : {}),
     ...(sandbox === undefined ? {} : { sandbox }),
     log: logLine(io),

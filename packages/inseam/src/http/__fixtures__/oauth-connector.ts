@@ -1,7 +1,7 @@
 /**
  * A sandboxed connector whose hosts authorize by OAuth 2 — the grant and the authorization
- * server come from the host's config — registered on a platform as kind `cloud-drive` (category
- * `api`), as an approved install would.
+ * server come from the host's config — registered on a platform as kind `cloud-drive` (its describe()
+ * declares category `api`), as an approved install would.
  */
 import type { Description } from '@inseam/connector';
 import type { Platform } from '../../platform/index.js';
@@ -15,6 +15,7 @@ export function createConnector(config) {
     describe() {
       return {
         kind: 'cloud-drive',
+        category: 'api',
         capabilities: ['list', 'stat', 'read'],
         auth: { acquire, present: [{ in: 'header', name: 'authorization', value: 'Bearer {{access_token}}' }], origins: ['https://drive.example.com'] },
         dimensions: { updated: { type: 'datetime', from: 'mtime', ordering: true, description: 'When it changed.' }, path: { type: 'path', from: 'path', description: 'The path.' } },

@@ -9,7 +9,7 @@ import { readBody } from '../body.js';
 import { HttpError } from '../errors.js';
 import { formatEtag, noneMatchHits, parseIfMatch, parseIfNoneMatchWrite, parseRange } from '../headers.js';
 import type { Call, JsonSchema, RouteSpec } from '../route.js';
-import { address, addressQuery, documentTextPage, errorSchema, fsEntry, fsListPage, fsReadResult, fsStat, searchPage } from '../schemas.js';
+import { address, addressQuery, documentTextPage, errorSchema, fsEntry, fsFolder, fsListPage, fsReadResult, fsStat, fsTransfer, searchPage } from '../schemas.js';
 
 const TAG = 'files';
 
@@ -39,6 +39,19 @@ const withAddress = (properties: Record<string, JsonSchema>, required: readonly 
   type: 'object',
   properties: { address, ...properties },
   required: ['address', ...required],
+  additionalProperties: false,
+});
+
+/** A copy's or move's body: the source, the target, and whether an object there may be replaced. */
+const transferBody = (properties: Record<string, JsonSchema>): JsonSchema => ({
+  type: 'object',
+  properties: {
+    from: { ...address, description: 'The object or folder to copy or move.' },
+    to: { ...address, description: 'Where to: a new name, or a folder that is there (then inside it, under the source\'s name).' },
+    ...properties,
+    createOnly: { type: 'boolean', description: 'Never replace an object at the target (409 `already_exists`).' },
+  },
+  required: ['from', 'to'],
   additionalProperties: false,
 });
 
@@ -246,6 +259,68 @@ export const fsRoutes: readonly RouteSpec[] = [
       if (ifMatch === '*') ifMatch = await currentEtag(call, caller, text);
       await call.services.fs.delete(caller, text, { ...(recursive === undefined ? {} : { recursive }), ...(ifMatch === undefined ? {} : { ifMatch }) });
       return undefined;
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/fs/mkdir',
+    operationId: 'makeFolder',
+    action: 'fs.mkdir',
+    summary: 'Make a folder and the folders on the way to it (as mkdir -p)',
+    description:
+      'Answers 201 with the folder when it was made, 200 when it was there already (`created: false`). On a host whose folders exist only through what is in them (a bucket) nothing is made: the name is checked to be free and the answer is 200 with `implied: true`. A file there is 409 `already_exists`, a file on the way 409 `not_a_directory`. Needs `write` and `read`.',
+    tag: TAG,
+    body: { type: 'object', properties: { address }, required: ['address'], additionalProperties: false },
+    responses: {
+      200: { description: 'The folder was there already, or is implied.', schema: fsFolder },
+      201: { description: 'Made.', schema: fsFolder },
+      409: { description: '`already_exists` (a file is there) or `not_a_directory` (a file on the way).', schema: errorSchema },
+    },
+    handler: async (call) => {
+      const { address: text } = call.request.body as { address: string };
+      const folder = await call.services.fs.mkdir(await callerFor(call, text), text);
+      return call.reply.code(folder.created ? 201 : 200).send(folder);
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/fs/copy',
+    operationId: 'copyObject',
+    action: 'fs.copy',
+    summary: 'Copy an object, or a folder with `recursive`, within a host or to another',
+    description:
+      'Streams each file from its host to the target. `to` naming a folder that is there copies into it, under the source\'s name. Existing files are replaced unless `createOnly` (409 `already_exists`); a folder without `recursive` is 409 `is_a_directory`; a target inside the source is 400 `invalid_argument`. A copy that fails part way leaves what it wrote. Needs `read` at the source and `write` at the target (for a folder at every path the tree names below each); an agent a `write` grant.',
+    tag: TAG,
+    body: transferBody({ recursive: { type: 'boolean', description: 'Copy a folder and everything below it.' } }),
+    responses: {
+      200: { description: 'What was copied.', schema: fsTransfer },
+      404: { description: 'Nothing is at `from` (`not_found`).', schema: errorSchema },
+      409: { description: '`already_exists` (createOnly), `is_a_directory` (a folder without recursive, or a folder at a file\'s target), `not_a_directory` (a file on the way).', schema: errorSchema },
+    },
+    handler: async (call) => {
+      const { from, to, recursive, createOnly } = call.request.body as { from: string; to: string; recursive?: boolean; createOnly?: boolean };
+      return call.services.fs.copy(await callerFor(call, from), from, to, { ...(recursive === undefined ? {} : { recursive }), ...(createOnly === undefined ? {} : { createOnly }) });
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/fs/move',
+    operationId: 'moveObject',
+    action: 'fs.move',
+    summary: 'Move or rename an object or a folder, within a host or to another',
+    description:
+      'A copy (as `POST /v1/fs/copy`, always recursive) and then the source removed, each file only if it is still the version copied (412 `precondition_failed` otherwise: it is kept, and the target holds the version read). A folder\'s files are all copied before any is removed. Within a host the catalog\'s entries move with their identity, so search finds the object at its new address at once. Moving a host\'s root is 400 `invalid_argument`. Needs `write` and `read` at the source and `write` at the target (for a folder at every path the tree names below each); an agent a `delete` and a `write` grant.',
+    tag: TAG,
+    body: transferBody({}),
+    responses: {
+      200: { description: 'What was moved.', schema: fsTransfer },
+      404: { description: 'Nothing is at `from` (`not_found`).', schema: errorSchema },
+      409: { description: '`already_exists` (createOnly), `is_a_directory`, `not_a_directory`.', schema: errorSchema },
+      412: { description: 'A source file changed while it was moved (`precondition_failed`): it was kept.', schema: errorSchema },
+    },
+    handler: async (call) => {
+      const { from, to, createOnly } = call.request.body as { from: string; to: string; createOnly?: boolean };
+      return call.services.fs.move(await callerFor(call, from), from, to, createOnly === undefined ? {} : { createOnly });
     },
   },
   {

@@ -340,11 +340,15 @@ export const hostRoutes: readonly RouteSpec[] = [
     summary: 'The SSH host key a machine host presents now, for a person to compare before approving it',
     tag: 'hosts',
     params: hostParams,
-    responses: { 200: { description: 'The presented key\'s SHA256 fingerprint.', schema: { type: 'object', properties: { fingerprint: { type: 'string' } }, required: ['fingerprint'] } } },
+    description: '`canApprove` says whether the caller may pin it (`POST …/host-key` is a person\'s act), so a page offers the approval only to those who can.',
+    responses: {
+      200: { description: 'The presented key\'s SHA256 fingerprint.', schema: { type: 'object', properties: { fingerprint: { type: 'string' }, canApprove: { type: 'boolean' } }, required: ['fingerprint', 'canApprove'] } },
+    },
     handler: async (call) => {
       const ref = hostRef(call);
       await call.network(ref.network);
-      return { fingerprint: await call.services.platform.networks.presentedHostKey(ref) };
+      const canApprove = refusal(ACTIONS['hosts.trustKey'], call.principal, 'Approving a host key') === null;
+      return { fingerprint: await call.services.platform.networks.presentedHostKey(ref), canApprove };
     },
   },
   {

@@ -6,7 +6,8 @@
  *
  * Package-declared outbound connectors (`type: "mcp"` entries over stdio or streamable-http in a
  * loaded package's manifest) are stored in a network's store when it is first listed, attributed
- * to their package; in-process entries are inbound and never stored (see package-tools.ts).
+ * to their package; in-process entries are inbound and never stored (see package-tools.ts). A
+ * package's stdio server starts in the package's folder.
  *
  * Failures name the server, never its environment, headers or the host's paths: `unavailable`
  * when the server cannot be started or reached, `timeout` when it does not answer in time,
@@ -123,9 +124,10 @@ export class OutboundConnectors {
 
   async #connect(server: OutboundServer): Promise<Client> {
     const secrets = await this.#o.store.secrets(server.network, server.id);
+    const cwd = server.transport === 'stdio' ? this.#packageFolder(server) : undefined;
     const transport =
       server.transport === 'stdio'
-        ? new StdioClientTransport({ command: server.command!, args: [...server.args], env: { ...getDefaultEnvironment(), ...secrets.env }, stderr: 'ignore' })
+        ? new StdioClientTransport({ command: server.command!, args: [...server.args], env: { ...getDefaultEnvironment(), ...secrets.env }, stderr: 'ignore', ...(cwd === undefined ? {} : { cwd }) })
         : new (await httpClientTransport())(new URL(server.url!), { requestInit: { headers: { ...secrets.headers }, redirect: 'error' } });
     const client = new Client(this.#o.clientInfo ?? { name: 'inseam', version: '0.1.0' });
     const key = `${server.network}/${server.id}`;
@@ -146,6 +148,23 @@ export class OutboundConnectors {
       });
     }
     return client;
+  }
+
+  /**
+   * Where a package's stdio server starts: the folder of the package that declared it, so its
+   * package-relative command and arguments resolve (a relative command is looked up after the
+   * change of directory). A person's own server has no origin and keeps the platform's directory.
+   * A package that is no longer loaded for the network leaves nothing to start its server in.
+   */
+  #packageFolder(server: OutboundServer): string | undefined {
+    if (server.origin === null) return undefined;
+    const loaded = this.#o.loader?.listPackages().find((entry) => entry.packageId === server.origin && (entry.projectId === undefined || entry.projectId === server.network));
+    if (loaded === undefined) {
+      throw new UnavailableError(`The outbound MCP server "${server.id}" is declared by package "${server.origin}", which is not loaded for network "${server.network}"; its server cannot be started.`, {
+        details: { server: server.id, package: server.origin },
+      });
+    }
+    return loaded.root;
   }
 
   async #disconnect(key: string): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * The filesystem tools: hosts, list, stat, read, write, delete, search (and edit, tree and find
- * from their own modules) — each made of calls of the filesystem service with the session's
+ * The filesystem tools: hosts, list, stat, read, write, delete, search (and edit, move, copy,
+ * mkdir, tree and find from their own modules) — each made of calls of the filesystem service with the session's
  * caller, so routing, permission trees, capabilities and offline answers are exactly those of
  * every other surface (docs/fs.md).
  */
@@ -15,6 +15,7 @@ import { toolErrorBody } from '../errors.js';
 import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
 import { readSummary, readToolResult } from '../read-content.js';
 import { BYTES_HINT, documentToolResult } from '../read-document.js';
+import { CHANGE_TOOLS } from './changes.js';
 import { editTool } from './edit.js';
 import { MCP_MAX_READ_BYTES, addressInput as address } from './inputs.js';
 import { findTool, treeTool } from './walk.js';
@@ -401,5 +402,5 @@ const searchTool = (whereDimensions: WhereDimensionsOf): HostedTool => ({
 
 /** The filesystem tools; `whereDimensions` tells search's description what its filters can say to each caller. */
 export function fileTools(whereDimensions: WhereDimensionsOf): readonly HostedTool[] {
-  return [hostsTool, listTool, statTool, readTool, writeTool, editTool, deleteTool, searchTool(whereDimensions), treeTool, findTool];
+  return [hostsTool, listTool, statTool, readTool, writeTool, editTool, deleteTool, ...CHANGE_TOOLS, searchTool(whereDimensions), treeTool, findTool];
 }

@@ -15,6 +15,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { expect } from 'vitest';
 import { openPlatform, type Platform } from '../../platform/index.js';
 import { removeDir, SEED_PACKAGE, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
+import { FsService } from '../../fs/index.js';
 import { HostCredentials, type InseamOAuthClient } from '../../credentials/index.js';
 import { ADMIN_FEATURES, SessionService, TokenService, createServer, signInPath, type HttpServerOptions } from '../../http/index.js';
 
@@ -119,6 +120,8 @@ export interface WebServerOptions {
   readonly prepare?: (platform: Platform) => Promise<void>;
   /** Mount `/mcp` too (default: left out). */
   readonly mcp?: boolean;
+  /** How long a host's probe answer is kept (the server's default: 30 s); short, so a machine going down shows soon. */
+  readonly probeTtlMs?: number;
 }
 
 /** A real server on 127.0.0.1: network `home`, host `files` (text and `images/bands.png`), crawled once. */
@@ -136,7 +139,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
   const admin = (await tokens.create({ name: 'admin', userId: 'ann', features: ADMIN_FEATURES })).token;
   await options.prepare?.(platform);
   const sessions = new SessionService(platform.store.sessions);
-  const server: HttpServerOptions = { platform, tokens, sessions, ...(options.mcp === true ? {} : { mcp: false }) };
+  const server: HttpServerOptions = { platform, tokens, sessions, ...(options.mcp === true ? {} : { mcp: false }), ...(options.probeTtlMs === undefined ? {} : { fs: new FsService(platform, { probeTtlMs: options.probeTtlMs }) }) };
   const oauth = options.oauthClients === undefined ? {} : { oauth: { credentials: new HostCredentials({ store: platform.credentialStore, oauth: { clients: options.oauthClients }, http: { allowInsecureLoopback: true } }) } };
   const app = await createServer({ ...server, ...oauth });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -6,6 +6,7 @@
  */
 import type { DocSection } from '../../docs.js';
 import type { TrialCheckId, TrialPhase } from '../../types.js';
+import type { NotesSeed } from '../servers/notes-api.js';
 
 export interface BrokenConnector {
   readonly name: string;
@@ -19,6 +20,122 @@ export interface BrokenConnector {
   readonly patch: string;
   /** It leaves objects on the host, which the report must list as leftovers. */
   readonly leaves?: boolean;
+  /** It runs against the notes API seeded with MAIL_SEED (raw messages), with MAIL_OWNER in its config. */
+  readonly host?: 'mail';
+}
+
+/** The mailbox's owner, as the connector's config and the trial both take it. */
+export const MAIL_OWNER = { ownAddresses: ['ada@example.com'], authservId: 'mx.example.com' } as const;
+
+const CRLF = (lines: readonly string[]): string => `${lines.join('\r\n')}\r\n`;
+
+/**
+ * A mailbox served as raw messages (message/rfc822) by the notes API: one Ada sent, one whose
+ * topmost Authentication-Results of mx.example.com (Ada's host) says dkim pass and spf softfail
+ * below a forged all-pass one and one by the sender's own host, a list message with temperror /
+ * neutral / permerror results, and one to undisclosed recipients with an encoded name.
+ */
+export const MAIL_SEED: readonly NotesSeed[] = [
+  {
+    path: 'mail/sent/2024-05-01 the trial.eml',
+    mime: 'message/rfc822',
+    updatedAt: '2024-05-01T08:00:00Z',
+    text: CRLF(['From: Ada Lovelace <Ada@Example.com>', 'To: "Hopper, Grace" <grace@example.org>', 'Cc: team@lists.example.org', 'Subject: The trial', 'Date: Wed, 01 May 2024 08:00:00 +0000', 'Message-ID: <1@example.com>', '', 'Shall we ship it?']),
+  },
+  {
+    path: 'mail/inbox/2024-05-02 re the trial.eml',
+    mime: 'message/rfc822',
+    updatedAt: '2024-05-02T08:00:00Z',
+    text: CRLF([
+      'Authentication-Results: mx.example.com; dkim=pass header.d=example.org; spf=softfail smtp.mailfrom=example.org; dmarc=none',
+      'Received: from mail.example.org by mx.example.com; Thu, 02 May 2024 08:00:00 +0000',
+      'Authentication-Results: mx.example.com; dkim=pass; spf=pass; dmarc=pass',
+      'Authentication-Results: mail.example.org; dkim=pass; spf=pass; dmarc=pass',
+      'From: Grace Hopper <grace@example.org>',
+      'Reply-To: Grace (work) <g.hopper@work.example.org>',
+      'To: Ada <ada@example.com>',
+      'Subject: Re: The trial',
+      '',
+      'Ship it.',
+    ]),
+  },
+  {
+    path: 'mail/inbox/2024-05-03 team digest.eml',
+    mime: 'message/rfc822',
+    updatedAt: '2024-05-03T08:00:00Z',
+    text: CRLF([
+      'Authentication-Results: mx.example.com (the owner\'s host);',
+      ' dkim=temperror; spf=neutral; dmarc=permerror',
+      'From: Team bot <noreply@lists.example.org>',
+      'Sender: team-owner@lists.example.org',
+      'To: team@lists.example.org',
+      'List-Id: "Team talk" <Team.Lists.Example.org>',
+      'Subject: Digest',
+      '',
+      'Three messages today.',
+    ]),
+  },
+  {
+    path: 'mail/inbox/2024-04-30 hello.eml',
+    mime: 'message/rfc822',
+    updatedAt: '2024-04-30T08:00:00Z',
+    text: CRLF(['From: =?UTF-8?Q?J=C3=BCrgen?= <jurgen@example.net>', 'To: undisclosed-recipients:;', 'Bcc: ada@example.com', 'Subject: Hello', '', 'Hello from Jürgen.']),
+  },
+  { path: 'notes/readme.txt', text: 'Not a message: no envelope.\n', updatedAt: '2024-04-01T08:00:00Z' },
+];
+
+/**
+ * The notes-api example as a mail host that reads each message's envelope from its header, as
+ * authoring.md#envelopes-messages says. `fake` is an expression turning the faithful envelope
+ * into what the connector reports: the identity for the faithful one, a fault for a broken one.
+ */
+export function mailEnvelopes(fake = '(envelope) => envelope'): string {
+  return `${BYTES_OF}
+    const fake = ${fake};
+    const own = (config.ownAddresses || []).map((address) => address.toLowerCase());
+    const authservId = String(config.authservId || '').toLowerCase();
+    const headerOf = (text) => {
+      const end = text.search(/\\r?\\n\\r?\\n/);
+      return (end === -1 ? text : text.slice(0, end)).replace(/\\r?\\n[ \\t]+/g, ' ').split(/\\r?\\n/);
+    };
+    const values = (lines, name) => lines.filter((line) => line.toLowerCase().startsWith(name + ':')).map((line) => line.slice(name.length + 1).trim());
+    // Quoted display names and comments may hold commas and @; what is left is the addresses.
+    const addresses = (value) => (value.replace(/"(?:[^"\\\\]|\\\\.)*"/g, '').replace(/\\([^)]*\\)/g, '').match(/<[^<>\\s]+@[^<>\\s]+>|[^\\s<>,;:]+@[^\\s<>,;:]+/g) || []).map((address) => address.replace(/^<|>$/g, ''));
+    const identity = (address) => 'mailto:' + address.slice(0, address.lastIndexOf('@')) + '@' + address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+    const authOf = (lines) => {
+      const mine = values(lines, 'authentication-results').find((value) => value.split(/[\\s;]/)[0].toLowerCase() === authservId);
+      if (mine === undefined) return undefined;
+      const auth = {};
+      for (const part of mine.replace(/\\([^)]*\\)/g, '').split(';').slice(1)) {
+        const match = /^\\s*(dkim|spf|dmarc)\\s*=\\s*([a-z]+)/i.exec(part);
+        if (match) auth[match[1].toLowerCase()] = auth[match[1].toLowerCase()] === true || match[2].toLowerCase() === 'pass';
+      }
+      return Object.keys(auth).length === 0 ? undefined : auth;
+    };
+    const envelopeOf = (text) => {
+      const lines = headerOf(text);
+      const parties = [];
+      for (const role of ['from', 'sender', 'reply-to', 'to', 'cc', 'bcc']) {
+        for (const value of values(lines, role)) for (const address of addresses(value)) parties.push({ identity: identity(address), role });
+      }
+      const authors = parties.filter((party) => party.role === 'from' || party.role === 'sender').map((party) => party.identity.slice(7).toLowerCase());
+      const envelope = { direction: authors.some((address) => own.includes(address)) ? 'sent' : 'received', parties };
+      const auth = authOf(lines);
+      if (auth !== undefined) envelope.auth = auth;
+      const list = /<([^<>\\s]+)>/.exec(values(lines, 'list-id')[0] || '');
+      if (list) envelope.list = list[1].toLowerCase();
+      return envelope;
+    };
+    const enveloped = async (entry) => {
+      if (entry === null || entry.mime !== 'message/rfc822') return entry;
+      const text = new TextDecoder().decode(await bytesOf(await base.read(entry.path)));
+      return { ...entry, envelope: fake(envelopeOf(text)) };
+    };
+    connector.list = async (options) => {
+      const page = await base.list(options);
+      return { ...page, entries: await Promise.all(page.entries.map(enveloped)) };
+    };
+    connector.stat = async (path) => enveloped(await base.stat(path));`;
 }
 
 /**
@@ -423,6 +540,33 @@ export const BROKEN_CONNECTORS: readonly BrokenConnector[] = [
     patch: `connector.delete = async (path) => {
       try { await base.delete(path); } catch (error) { if (error.code !== 'not_found') throw error; }
     };`,
+  },
+  {
+    name: 'envelope-invented-recipient',
+    breaks: 5,
+    section: 'envelopes-messages',
+    fault: 'adds the owner as a "to" recipient of every message (the owner received it, after all)',
+    phases: BOTH,
+    host: 'mail',
+    patch: mailEnvelopes(`(envelope) => ({ ...envelope, parties: [...envelope.parties, { identity: 'mailto:ada@example.com', role: 'to' }] })`),
+  },
+  {
+    name: 'envelope-auth-always-pass',
+    breaks: 5,
+    section: 'envelopes-messages',
+    fault: 'reports dkim, spf and dmarc as passed on every message',
+    phases: BOTH,
+    host: 'mail',
+    patch: mailEnvelopes(`(envelope) => ({ ...envelope, auth: { dkim: true, spf: true, dmarc: true } })`),
+  },
+  {
+    name: 'envelope-always-sent',
+    breaks: 5,
+    section: 'envelopes-messages',
+    fault: 'marks every message sent',
+    phases: BOTH,
+    host: 'mail',
+    patch: mailEnvelopes(`(envelope) => ({ ...envelope, direction: 'sent' })`),
   },
 ];
 
