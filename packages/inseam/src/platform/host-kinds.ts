@@ -167,6 +167,12 @@ export class HostKinds {
   /** The hosts a port runtime may be asked to bind, by network/slug (the registry hands a runtime only the slug). */
   readonly #bindable = new Map<string, OpenableHost>();
   readonly #portVersions = new Map<string, string>();
+  /**
+   * Binds in flight, by network/slug: callers that open a host while its factory runs share that
+   * bind. Each bind of a source discards the instance of the one before it, so two at once would
+   * fail the first with binding_conflict (a probe and a read opening a fresh host together).
+   */
+  readonly #binding = new Map<string, { readonly version: string; readonly port: Promise<ConnectorPort> }>();
   readonly #opened = new Map<string, OpenedHost>();
   readonly #sandboxedPorts = new Map<string, SandboxedSourcePort>();
   readonly #embedders = new Map<string, { readonly version: string; readonly embedder: Promise<Embedder> }>();
@@ -304,15 +310,26 @@ export class HostKinds {
         // A failed or detached binding is bound again below.
       }
     }
-    this.#bindable.set(key(host), host);
-    const port = await registry.bindSource({
-      source: host.slug,
-      kind: host.kind,
-      config: this.openConfig(host),
-      scope: host.ownership,
-      projectRoot: this.#o.paths.networkRoot(host.network),
-    });
-    this.#portVersions.set(key(host), version);
+    const id = key(host);
+    const inFlight = this.#binding.get(id);
+    if (!runtimeChanged && inFlight !== undefined && inFlight.version === version) return inFlight.port;
+    this.#bindable.set(id, host);
+    const port = registry
+      .bindSource({
+        source: host.slug,
+        kind: host.kind,
+        config: this.openConfig(host),
+        scope: host.ownership,
+        projectRoot: this.#o.paths.networkRoot(host.network),
+      })
+      .then((bound) => {
+        this.#portVersions.set(id, version);
+        return bound;
+      })
+      .finally(() => {
+        if (this.#binding.get(id)?.port === port) this.#binding.delete(id);
+      });
+    this.#binding.set(id, { version, port });
     return port;
   }
 
@@ -370,6 +387,7 @@ export class HostKinds {
     this.#opened.delete(id);
     this.#bindable.delete(id);
     this.#portVersions.delete(id);
+    this.#binding.delete(id);
     this.#registries.get(ref.network)?.unbindSource(ref.host);
     this.#sandboxedPorts.get(id)?.dispose();
     this.#sandboxedPorts.delete(id);

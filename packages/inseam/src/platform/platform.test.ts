@@ -105,6 +105,18 @@ describe('openPlatform', () => {
     }
   });
 
+  it('binds a host once for callers that ask at the same time: none of them gets a binding conflict', async () => {
+    // A probe, a crawl and a read opening a fresh host together re-bound it under one another while
+    // the (lazily loaded) factory ran, and all but the last were discarded: "offline" on a first read.
+    const platform = await start();
+    await platform.networks.init('home');
+    await platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: files } });
+    const record = await platform.networks.hostRecord({ network: 'home', host: 'notes' });
+    const ports = await Promise.all(Array.from({ length: 5 }, () => platform.kinds.openPort(record)));
+    expect(new Set(ports).size).toBe(1);
+    expect((await ports[0]!.list('notes://')).entries.map((entry) => entry.name)).toEqual(['notes', 'readme.txt']);
+  });
+
   it('seeds a local data host under the network folder and reads and writes the pad through ports', async () => {
     const platform = await start();
     await platform.networks.init('home');
