@@ -196,7 +196,7 @@ function parseCaps(raw: Readonly<Record<string, unknown>>): ReadCaps {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
       throw configError(field, `Config field "${field}" must be a whole number of bytes (0 or more).`);
     }
-    caps[cap as keyof ReadCaps] = value;
+    caps[cap] = value;
   }
   return caps;
 }

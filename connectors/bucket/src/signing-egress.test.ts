@@ -72,7 +72,7 @@ describe('SigningEgress (interim gate side)', () => {
       .get('https://examplebucket.s3.amazonaws.com')
       .intercept({ path: '/test.txt', method: 'GET' })
       .reply((options) => {
-        authorization = new Headers(options.headers as Record<string, string>).get('authorization') ?? undefined;
+        authorization = new Headers(options.headers).get('authorization') ?? undefined;
         return { statusCode: 206, data: '0123456789' };
       });
     const signing = new SigningEgress({

@@ -20,7 +20,6 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Agent, Dispatcher } from 'undici';
 import { EgressError } from '@inseam/connector';
 import type { EgressPort, EgressRequest, EgressResponse } from '@inseam/connector';
@@ -223,7 +222,7 @@ function safeDecode(value: string): string {
 function requestBody(body: EgressRequest['body']): Uint8Array | Readable | null {
   if (body === undefined) return null;
   if (body instanceof Uint8Array) return body;
-  return Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
+  return Readable.fromWeb(body);
 }
 
 function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {

@@ -198,7 +198,7 @@ export function parseFolderSettings(config: Readonly<Record<string, unknown>>, c
     inlineCaps: inlineCaps(config.inlineCaps),
     exec: Object.freeze(exec),
     allowHardLinks: flag(config, 'allowHardLinks'),
-    ...(stateDir === undefined ? {} : { stateDir: stateDir as string }),
+    ...(stateDir === undefined ? {} : { stateDir: stateDir }),
     watchMaxDirectories: integer(config, 'watchMaxDirectories', 1, MAX_WATCH_DIRECTORIES, DEFAULT_WATCH_MAX_DIRECTORIES),
   });
 }

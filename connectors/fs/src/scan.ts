@@ -26,7 +26,7 @@ export async function* scanFiles(
       continue;
     }
     const known = entry.mime !== undefined && entry.mime !== UNKNOWN_MIME;
-    if (known && !isTextMime(entry.mime!)) {
+    if (known && !isTextMime(entry.mime)) {
       yield { entry, skipped: 'binary' };
       continue;
     }

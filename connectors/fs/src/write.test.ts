@@ -85,7 +85,7 @@ describe('write', () => {
       expect(won).toHaveLength(1);
       expect((lost[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'precondition_failed' });
       const content = readFileSync(`${box.root}/race.txt`, 'utf8');
-      expect(content).toBe(results[0]!.status === 'fulfilled' ? a : b);
+      expect(content).toBe(results[0].status === 'fulfilled' ? a : b);
     }
     expect(tempFilesIn(box.root)).toEqual([]);
   });

@@ -10,7 +10,6 @@
  * - watch, write, delete, setFlags and move: watch.ts and writes.ts.
  */
 import { Readable } from 'node:stream';
-import type { ImapFlow, MailboxObject } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import type { ChangeEvent, Connector, Description, Entry, HostListOptions, HostListPage, HostReadOptions } from '@inseam/connector';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
@@ -227,7 +226,7 @@ export class ImapHost implements Connector {
           if (attachment === null) return null;
           part = attachment.part;
         }
-        const download = await client.download(String(ref.uid), part, { uid: true, decodeText: false } as Parameters<ImapFlow['download']>[2]);
+        const download = await client.download(String(ref.uid), part, { uid: true, decodeText: false });
         return 'content' in download && download.content !== undefined ? download.content : null;
       },
       'reading a message',

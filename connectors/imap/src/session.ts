@@ -105,7 +105,7 @@ export class ImapSession {
       host: config.host,
       port: config.port,
       secure: config.tls === 'implicit',
-      ...(config.tls === 'starttls' ? ({ doSTARTTLS: true } as object) : {}),
+      ...(config.tls === 'starttls' ? ({ doSTARTTLS: true }) : {}),
       ...(config.servername === undefined ? {} : { servername: config.servername }),
       tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(config.ca === undefined ? {} : { ca: config.ca }), ...(config.servername === undefined ? {} : { servername: config.servername }) },
       auth: login.accessToken !== undefined ? { user: login.user, accessToken: login.accessToken } : { user: login.user, pass: login.pass ?? '' },

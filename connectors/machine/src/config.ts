@@ -108,7 +108,7 @@ export function parseMachineConfig(config: Readonly<Record<string, unknown>>): M
     username,
     root: remotePath(config['root'], 'root', true),
     auth,
-    ...(hostKey === undefined ? {} : { hostKey: hostKey as string }),
+    ...(hostKey === undefined ? {} : { hostKey: hostKey }),
     textCapBytes: integer(config, 'textCapBytes', DEFAULT_TEXT_CAP_BYTES, 1, 67_108_864),
     inlineCaps,
     exec: {

@@ -108,7 +108,7 @@ describe('writes', () => {
   test('concurrent create-only writes: exactly one wins', async () => {
     const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => port.write('box://race.txt', `writer ${i}`, { createOnly: true })));
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason.code)).toEqual(Array(5).fill('already_exists'));
+    expect(results.filter((result) => result.status === 'rejected').map((result) => (result).reason.code)).toEqual(Array(5).fill('already_exists'));
   });
 
   test('no temporary file is left behind', async () => {

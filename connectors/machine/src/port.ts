@@ -47,7 +47,6 @@ export class MachinePort implements ConnectorPort {
   readonly portVersion = 4 satisfies ConnectorPortVersion;
   readonly files: RemoteFiles;
   readonly detached: DetachedExecFacet;
-  readonly #runs: DetachedRuns;
 
   constructor(
     source: string,
@@ -57,7 +56,6 @@ export class MachinePort implements ConnectorPort {
     this.source = source;
     this.files = new RemoteFiles(connection);
     const runs = new DetachedRuns(connection, this.files, config);
-    this.#runs = runs;
     this.detached = {
       start: async (request, context) => {
         requireWholeRoot(context.confinement);

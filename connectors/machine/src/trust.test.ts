@@ -63,6 +63,7 @@ describe('host keys', () => {
       await expect(port.list('box://')).resolves.toBeDefined();
       const rotated = await sshd.rotateHostKey();
       expect(rotated).not.toBe(sshd.fingerprint);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: without it the fallback is typed {}, which has no index
       await until(async () => (await failureOf(() => port.list('box://')).catch(() => ({ details: {} as Record<string, unknown> }))).details?.['problem'] === 'host_key_changed');
       const error = await failureOf(() => port.list('box://'));
       expect(error.details).toMatchObject({ reason: 'fs_permission', problem: 'host_key_changed', fingerprint: rotated });

@@ -699,8 +699,8 @@ function readDimension(value: unknown, path: string, issues: Issues): Dimension 
   const fromOk = typeof from === 'string' && (from in FIXED_SOURCE_TYPES || /^extra\.[^.]+(\.[^.]+)*$/.test(from));
   if (!fromOk) {
     issues.push({ path: `${path}.from`, message: `${shown(from)} names no Entry field.`, expected: '"path", "size", "mtime", "mime" or "extra.<name>" (dotted for nested fields)' });
-  } else if (typeof type === 'string' && FIXED_SOURCE_TYPES[from as string] !== undefined && !FIXED_SOURCE_TYPES[from as string]!.includes(type)) {
-    issues.push({ path: `${path}.type`, message: `Entry.${from as string} cannot be read as ${type}.`, expected: `one of ${FIXED_SOURCE_TYPES[from as string]!.join(', ')} for from: "${from as string}"` });
+  } else if (typeof type === 'string' && FIXED_SOURCE_TYPES[from] !== undefined && !FIXED_SOURCE_TYPES[from].includes(type)) {
+    issues.push({ path: `${path}.type`, message: `Entry.${from} cannot be read as ${type}.`, expected: `one of ${FIXED_SOURCE_TYPES[from].join(', ')} for from: "${from}"` });
   }
   if (ordering !== undefined && ordering !== true) {
     issues.push({ path: `${path}.ordering`, message: 'ordering may only be true.', expected: 'true on the one ordering dimension, absent elsewhere' });

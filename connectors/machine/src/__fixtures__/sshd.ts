@@ -172,12 +172,12 @@ export async function startSshd(options: { readonly passwordUser?: boolean } = {
     if (child !== undefined) return;
     const started = spawn(SSHD, ['-D', '-e', '-f', `${base}/sshd_config`], { stdio: ['ignore', 'ignore', 'pipe'] });
     let errors = '';
-    started.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
+    started.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
     child = started;
     try {
       await waitForPort(port, Date.now() + 10_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}: ${errors}`);
+      throw new Error(`${(error as Error).message}: ${errors}`, { cause: error });
     }
   };
 

@@ -173,7 +173,7 @@ export class WordTable {
 
   /** The word at `rank`. */
   word(rank: number): string {
-    return new TextDecoder().decode(this.#words.subarray(this.#offsets[rank]!, this.#offsets[rank + 1]!));
+    return new TextDecoder().decode(this.#words.subarray(this.#offsets[rank], this.#offsets[rank + 1]));
   }
 
   /** Adds `weight` × the vector of `rank` to `into`. */

@@ -54,8 +54,8 @@ describe('the module store', () => {
 
   it('records trials as files of their own', async () => {
     const sha = moduleSha('export default {}');
-    await Promise.all(['trial-a', 'trial-b', 'trial-c'].map((id) => store.addTrial(sha!, id)));
-    expect((await store.trialIds(sha!)).sort()).toEqual(['trial-a', 'trial-b', 'trial-c']);
+    await Promise.all(['trial-a', 'trial-b', 'trial-c'].map((id) => store.addTrial(sha, id)));
+    expect((await store.trialIds(sha)).sort()).toEqual(['trial-a', 'trial-b', 'trial-c']);
   });
 });
 

@@ -182,7 +182,7 @@ describe('reading ahead', () => {
 
     log.length = 0;
     const limited = new MemoryHost(Array.from({ length: 9 }, (_, i) => object(`g${i}.md`, `file ${i}`)), { pageSize: 3 });
-    const limitedRun = await crawler({ batchSize: 3 }).sync(target(limited, { scope: { limits: { maxEntries: 3 } } as Scope })).result;
+    const limitedRun = await crawler({ batchSize: 3 }).sync(target(limited, { scope: { limits: { maxEntries: 3 } } })).result;
     expect(limitedRun.counters.entries).toBe(3);
     // The limit is reached on the first page; nothing beyond it was requested.
     expect(limited.calls.list).toHaveLength(1);
@@ -480,7 +480,7 @@ describe('the sync diff: deletions and renames in every incremental sync', () =>
   it('moves by size and mtime when the validator changed (a folder rename changes ctime), reading the content again', async () => {
     const host = new MemoryHost([object('a.md', 'alpha body', { mtime, etag: '"v1"' }), object('b.md', 'bravo body!', { mtime, etag: '"v2"' })]);
     const c = crawler();
-    await c.sync(target(host));
+    c.sync(target(host));
     await c.running(ref)?.result;
     const id = (await store.catalog.getEntry(hostId, 'a.md'))!.id;
     host.remove('a.md');
@@ -536,15 +536,15 @@ describe('the sync diff: deletions and renames in every incremental sync', () =>
     const host = new MemoryHost(thirty());
     const bare = (description: Description): Connector => ({ describe: () => description, list: (o) => host.list(o), stat: (p) => host.stat(p), read: (p, o) => host.read(p, o) });
     const c = crawler();
-    await c.sync(target(host, { connector: bare(memoryDescription) as MemoryHost })).result;
+    await c.sync(target(host, { connector: bare(memoryDescription) })).result;
     host.remove('notes/n00.md');
     host.rename('notes/n01.md', 'moved/n01.md');
-    const free = await c.sync(target(host, { connector: bare(memoryDescription) as MemoryHost })).result;
+    const free = await c.sync(target(host, { connector: bare(memoryDescription) })).result;
     expect(free.mode).toBe('full');
     expect(Object.keys(catalog())).toEqual(hostPaths(host));
     host.remove('notes/n02.md');
     const metered = { ...memoryDescription, listing: 'metered' as const };
-    const later = await c.sync(target(host, { connector: bare(metered) as MemoryHost, description: metered })).result;
+    const later = await c.sync(target(host, { connector: bare(metered), description: metered })).result;
     expect(later.mode).toBe('incremental');
     expect(Object.keys(catalog())).toContain('notes/n02.md');
   });

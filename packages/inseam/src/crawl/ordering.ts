@@ -38,7 +38,7 @@ export class Ordering {
 
   /** A comparable value as watermark text. */
   format(value: Comparable): string {
-    if (this.type === 'datetime') return new Date(value as number).toISOString();
+    if (this.type === 'datetime') return new Date(value).toISOString();
     if (this.type === 'enum') return this.#values![value as number]!;
     return String(value);
   }

@@ -78,7 +78,7 @@ export class SyncScheduler extends EventEmitter<SyncSchedulerEvents> {
     excludeMatcher(settings.exclude ?? []);
     const intervalMs = settings.interval === undefined ? this.#defaultIntervalMs : durationMs(settings.interval, 'sync.interval', this.#now());
     const key = refKey(target.ref);
-    this.#deactivate(this.#hosts.get(key));
+    void this.#deactivate(this.#hosts.get(key));
     const host: Scheduled = { target, settings, intervalMs, timer: undefined, watcher: undefined, lastFullAt: this.#now(), running: false };
     this.#hosts.set(key, host);
     if (this.#live(host)) this.#activate(host);

@@ -126,7 +126,7 @@ export class AuthorizationServers {
         issuer: fields['issuer'],
         ...(registrationEndpoint === undefined ? {} : { registrationEndpoint }),
         issParameterSupported: fields['authorization_response_iss_parameter_supported'] === true,
-        ...(Array.isArray(algs) && algs.every((alg) => typeof alg === 'string') ? { idTokenSigningAlgs: algs as string[] } : {}),
+        ...(Array.isArray(algs) && algs.every((alg) => typeof alg === 'string') ? { idTokenSigningAlgs: algs } : {}),
       };
     } catch (error) {
       // No metadata is an answer too: the server is used with the AuthSpec's endpoints only.

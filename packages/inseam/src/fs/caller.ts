@@ -55,7 +55,7 @@ export function checkCaller(value: unknown): CheckedCaller {
     userId,
     ...(agentId === undefined ? {} : { agentId }),
     projectId,
-    features: Object.freeze(new Set([...features].filter((feature): feature is string => typeof feature === 'string'))) as ReadonlySet<string>,
+    features: Object.freeze(new Set([...features].filter((feature): feature is string => typeof feature === 'string'))),
   });
   const model = field(value, 'model');
   const grants = field(value, 'grants');
@@ -63,7 +63,7 @@ export function checkCaller(value: unknown): CheckedCaller {
     session: copied,
     network: projectId,
     userId,
-    agentId: agentId as string | undefined,
+    agentId: agentId,
     model: typeof model === 'object' && model !== null ? Object.freeze({ image: field(model, 'image') === true, video: field(model, 'video') === true }) : undefined,
     // A surface that hands an agent no grants gives it none: nothing is assumed.
     grants: agentId !== undefined && Array.isArray(grants) && grants.length > 0 ? copyGrants(grants) : NO_GRANTS,

@@ -38,7 +38,7 @@ export function optionalBoolean(value: unknown, name: string): boolean | undefin
 export function optionalStrings(value: unknown, name: string): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new InvalidArgumentError(`${name} must be an array of strings.`, { details: { argument: name } });
-  return [...(value as string[])];
+  return [...(value)];
 }
 
 export function copyRange(value: unknown): { readonly offset: number; readonly length?: number } | undefined {

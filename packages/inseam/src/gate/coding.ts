@@ -61,7 +61,7 @@ export class DecodeLimitError extends Error {
 
 /** Whether `error` came from the decoder (corrupt or truncated coded data), not from the connection. */
 export function isDecodeError(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : '';
   return code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR_ZLIB_INITIALIZATION_FAILED';
 }
 

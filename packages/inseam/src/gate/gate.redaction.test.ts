@@ -28,7 +28,7 @@ beforeAll(async () => {
       next();
       return;
     }
-    echoHandler(req, res, body);
+    void echoHandler(req, res, body);
   });
 });
 afterAll(async () => {

@@ -165,7 +165,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /** Maps an undici or socket failure to the port's failure set. */
 function failureOf(error: unknown, signal: AbortSignal | undefined): EgressFailure {
   if (signal?.aborted === true) return 'aborted';
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') return 'timeout';
   if (code === 'UND_ERR_ABORTED') return 'aborted';
   if (code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_NOT_SUPPORTED') return 'invalid_request';
@@ -441,6 +441,7 @@ class GateRun {
           path: `${hop.url.pathname}${hop.url.search}`,
           method: hop.method,
           headers: sendHeaders,
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc -b needs it: this package builds with lib DOM, whose ReadableStream is not the one Readable.fromWeb takes
           body: hop.body === null ? null : hop.body instanceof ReadableStream ? Readable.fromWeb(hop.body as NodeWebReadableStream<Uint8Array>) : Buffer.from(hop.body.buffer, hop.body.byteOffset, hop.body.byteLength),
           ...(this.signal === undefined ? {} : { signal: this.signal }),
         });

@@ -79,7 +79,7 @@ describe('tokens', () => {
 
 describe('networks, kinds and hosts', () => {
   it('lists the source kinds with label, schema, capabilities and category', async () => {
-    const kinds = (await call(api, 'GET', '/v1/source-kinds', { token: api.reader })).json() as { kind: string }[];
+    const kinds = (await call(api, 'GET', '/v1/source-kinds', { token: api.reader })).json<{ kind: string }[]>();
     expect(kinds.map((kind) => kind.kind)).toEqual(['bucket', 'fs', 'imap', 'local', 'machine', 'vector']);
     expect(kinds.find((kind) => kind.kind === 'fs')).toMatchObject({ label: expect.any(String), category: 'disk', configSchema: { type: 'object', additionalProperties: false }, capabilities: expect.arrayContaining(['list', 'read', 'exec']) });
   });
@@ -93,7 +93,7 @@ describe('networks, kinds and hosts', () => {
     expect(created.json().hosts.map((host: { slug: string }) => host.slug)).toEqual(['pad', 'vector']);
     const again = await call(api, 'POST', '/v1/networks', { token: api.admin, body: { slug: 'lab' } });
     expect(again.status).toBe(409);
-    const listed = (await call(api, 'GET', '/v1/networks', { token: api.reader })).json() as { slug: string }[];
+    const listed = (await call(api, 'GET', '/v1/networks', { token: api.reader })).json<{ slug: string }[]>();
     expect(listed.map((network) => network.slug)).toEqual(['home']);
   });
 

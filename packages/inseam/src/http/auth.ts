@@ -57,7 +57,7 @@ export async function authenticate(header: string | undefined, tokens: TokenServ
       userId: session.userId,
       agentId: null,
       network: null,
-      features: Object.freeze(new Set(session.features)) as ReadonlySet<string>,
+      features: Object.freeze(new Set(session.features)),
       // A session is a person's: the host's tree alone decides, as for a person's token.
       grants: NO_GRANTS,
     });
@@ -70,7 +70,7 @@ export async function authenticate(header: string | undefined, tokens: TokenServ
     userId: record.userId,
     agentId: record.agentId,
     network: record.network,
-    features: Object.freeze(new Set(record.scopes)) as ReadonlySet<string>,
+    features: Object.freeze(new Set(record.scopes)),
     grants: Object.freeze(record.grants as Grant[]),
   });
 }

@@ -80,7 +80,7 @@ function toolRefusal(result: CallToolResult): { readonly missing: readonly strin
   if (result.isError !== true || error?.code !== 'permission_denied') return null;
   const details = error.details ?? {};
   if (Array.isArray(details['missingFeatures'])) return { missing: details['missingFeatures'] as string[], reason: undefined };
-  if (details['reason'] === 'agent_cannot_act' || details['reason'] === 'no_grant') return { missing: [], reason: details['reason'] as string };
+  if (details['reason'] === 'agent_cannot_act' || details['reason'] === 'no_grant') return { missing: [], reason: details['reason'] };
   return null;
 }
 

@@ -128,7 +128,7 @@ describe('the connector lifecycle', () => {
     expect(crawl.progress).toMatchObject({ state: 'completed' });
     // The kind's default scope leaves trash/ out.
     expect(crawl.entries).toBe(NOTES_SEED.length - 1);
-    const kinds = (await call(api, 'GET', '/v1/source-kinds', { token: api.reader })).json() as { kind: string; sandboxed: boolean; configSchema: unknown }[];
+    const kinds = (await call(api, 'GET', '/v1/source-kinds', { token: api.reader })).json<{ kind: string; sandboxed: boolean; configSchema: unknown }[]>();
     expect(kinds.find((kind) => kind.kind === 'notes-api')).toMatchObject({ sandboxed: true, configSchema: SCHEMA });
     expect((await call(api, 'GET', `/v1/connectors/${sha}`, { token: api.reader })).json().state).toBe('installed');
   }, 60_000);

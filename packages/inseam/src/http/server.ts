@@ -107,7 +107,9 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
     logger: options.logger ?? false,
     return503OnClosing: false,
     // Routing refusals (a path parameter over the limit, a broken percent-encoding) and the HTTP parser's (headers over 16 KiB) get the envelope too.
-    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    frameworkErrors: (error, request, reply) => {
+      handleError(error, request, reply);
+    },
     clientErrorHandler: (error, socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       // Not over an answer already under way on the connection.

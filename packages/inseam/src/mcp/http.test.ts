@@ -217,7 +217,7 @@ describe('listing, hosts and the runtime stack', () => {
     const full = structured(await call(ann, 'list', { address: 'notes://docs' }))['entries'] as Record<string, unknown>[];
     const namesPage = await call(ann, 'list', { address: 'notes://docs', detail: 'names' });
     // Names only, one string each, a directory's ending in "/".
-    expect(structured(namesPage)['names']).toEqual(full.map((entry) => (entry['type'] === 'directory' ? `${entry['name']}/` : entry['name'])));
+    expect(structured(namesPage)['names']).toEqual(full.map((entry) => (entry['type'] === 'directory' ? `${String(entry['name'])}/` : entry['name'])));
     expect(structured(namesPage)['entries']).toBeUndefined();
     expect(full.some((entry) => 'etag' in entry)).toBe(true);
     const firstNames = structured(await call(ann, 'list', { address: 'notes://docs', detail: 'names', limit: 1 }))['cursor'] as string;

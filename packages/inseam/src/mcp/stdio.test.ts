@@ -105,7 +105,7 @@ describe('inseam mcp over stdio', () => {
     const results = await Promise.all([call('write', { address: 'notes://docs/race.txt', content: a, ifMatch: etag }), call('write', { address: 'notes://docs/race.txt', content: b, ifMatch: etag })]);
     expect(results.map(errorCode).sort()).toEqual([null, 'precondition_failed'].sort());
     const stored = await readFile(join(files, 'docs', 'race.txt'), 'utf8');
-    expect(stored).toBe(results[0]!.isError === true ? b : a);
+    expect(stored).toBe(results[0].isError === true ? b : a);
   });
 
   it('writes then deletes', async () => {

@@ -356,7 +356,7 @@ export class PortHost implements Connector {
     const ordered = names.every((name, at): name is string => typeof name === 'string' && (at === 0 || (names[at - 1] as string) < name));
     const gone = decodedSegment(after);
     if (ordered && gone !== undefined) {
-      const next = names.findIndex((name) => (name as string) > gone);
+      const next = names.findIndex((name) => (name) > gone);
       return next < 0 ? page.length : next;
     }
     return Math.min(offset, page.length);
@@ -408,7 +408,7 @@ function decodeCursor(text: unknown, prefix: string, start: string): { readonly 
     const folder = parent === undefined ? start : parent.folder === '' ? (name as string) : `${parent.folder}/${name as string}`;
     // An outer frame was left at the folder the next frame walks.
     if (parent !== undefined) parent.after = name as string;
-    frames.push({ folder, name: name as string, cursor: cursor === 0 ? undefined : (cursor as string), offset: offset as number, after: last as string | undefined });
+    frames.push({ folder, name: name as string, cursor: cursor === 0 ? undefined : (cursor), offset: offset as number, after: last });
   }
   return { frames, limit: stored.l as number };
 }

@@ -81,13 +81,13 @@ function startWorker(url: string, dataDir: string): Child {
   const activity: WorkerActivity[] = [];
   let pending = '';
   let errors = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     pending += chunk.toString();
     const lines = pending.split('\n');
     pending = lines.pop()!;
     for (const line of lines) if (line.trim() !== '') activity.push(JSON.parse(line) as WorkerActivity);
   });
-  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return { process: child, pid: child.pid!, activity, exit, stderr: () => errors };
 }

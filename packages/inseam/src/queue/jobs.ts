@@ -151,6 +151,7 @@ export function parseHostJob(data: unknown): HostJob {
   if (typeof job['network'] !== 'string' || job['network'] === '' || typeof job['host'] !== 'string' || job['host'] === '') throw malformed('no network or host');
   const placement = job['placement'];
   if (placement !== undefined && placement !== 'local' && placement !== 'remote') throw malformed('placement is not local or remote');
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc -b fails without it; the lint program, built from every workspace's sources, types this differently
   const base = { network: job['network'], host: job['host'], placement: placement as Placement | undefined, hops: count(job['hops'], 'hops'), lost: count(job['lost'], 'lost') };
   const clean = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
   switch (job['type']) {
@@ -158,7 +159,7 @@ export function parseHostJob(data: unknown): HostJob {
       if (typeof job['mode'] !== 'string' || !MODES.has(job['mode'])) throw malformed('mode is not auto, full or incremental');
       if (typeof job['reason'] !== 'string' || !REASONS.has(job['reason'])) throw malformed('unknown reason');
       if (job['restart'] !== undefined && typeof job['restart'] !== 'boolean') throw malformed('restart is not a boolean');
-      return clean({ type: 'sync', ...base, mode: job['mode'] as SyncMode, reason: job['reason'] as SyncReason, restart: job['restart'] as boolean | undefined });
+      return clean({ type: 'sync', ...base, mode: job['mode'] as SyncMode, reason: job['reason'] as SyncReason, restart: job['restart'] });
     }
     case 'events':
       if (!Array.isArray(job['events'])) throw malformed('events is not an array');
@@ -172,7 +173,7 @@ export function parseHostJob(data: unknown): HostJob {
       return clean({
         type: 'webhook',
         ...base,
-        request: { method: request['method'], url: request['url'], headers: headers as [string, string][], body: request['body'] as string | null },
+        request: { method: request['method'], url: request['url'], headers: headers as [string, string][], body: request['body'] },
       });
     }
     default:

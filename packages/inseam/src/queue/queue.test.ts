@@ -50,11 +50,11 @@ describe('HostQueue', () => {
   it('starts from several processes at once on an empty database, and again on a prepared one', async () => {
     const url = await server.createDatabase();
     const queues = await Promise.all([startQueue(url), startQueue(url), startQueue(url)]);
-    const names = (await queues[0]!.database.query<{ name: string }>('SELECT name FROM pgboss.queue ORDER BY name')).map((row) => row.name);
+    const names = (await queues[0].database.query<{ name: string }>('SELECT name FROM pgboss.queue ORDER BY name')).map((row) => row.name);
     expect(names).toEqual(expect.arrayContaining([DEAD_QUEUE, EVENTS_QUEUE, SYNC_QUEUE, TICK_QUEUE]));
-    const versions = await queues[0]!.database.query(`SELECT version FROM ${QUEUE_SCHEMA}.migrations`);
+    const versions = await queues[0].database.query(`SELECT version FROM ${QUEUE_SCHEMA}.migrations`);
     expect(versions).toEqual([{ version: 1 }]);
-    const schedules = await queues[0]!.database.query<{ name: string; cron: string }>('SELECT name, cron FROM pgboss.schedule');
+    const schedules = await queues[0].database.query<{ name: string; cron: string }>('SELECT name, cron FROM pgboss.schedule');
     expect(schedules).toEqual([{ name: TICK_QUEUE, cron: '* * * * *' }]);
     await startQueue(url);
   });

@@ -23,7 +23,6 @@ import { QueueWorker, type WorkerActivity } from './worker.js';
 import { openTestQueue, waitFor } from './__fixtures__/waiting.js';
 
 let server: TestPostgres;
-let counter = 0;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
@@ -56,7 +55,6 @@ async function openQueue(url: string): Promise<HostQueue> {
 }
 
 async function cluster(): Promise<Cluster> {
-  counter += 1;
   const url = await server.createDatabase();
   const store = SqliteStore.open({ path: ':memory:' });
   cleanups.push(() => store.close());

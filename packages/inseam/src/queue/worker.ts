@@ -318,7 +318,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
   }
 
   #report(activity: ActivityInput): void {
-    this.emit('activity', { ...activity, worker: this.#id, at: Date.now() } as WorkerActivity);
+    this.emit('activity', { ...activity, worker: this.#id, at: Date.now() });
   }
 
   #warn(message: string, error?: unknown): void {
@@ -367,6 +367,7 @@ export class QueueWorker extends EventEmitter<QueueWorkerEvents> {
         id,
         fetched.map((job) => {
           const data = (typeof job.data === 'object' && job.data !== null ? job.data : {}) as Record<string, unknown>;
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a job's data is JSON the platform wrote: the network and host are strings
           return { jobId: job.id, queue, network: String(data['network'] ?? ''), host: String(data['host'] ?? '') };
         }),
       );
@@ -766,5 +767,5 @@ function refFromKey(key: string): HostRef {
 
 function webhookRequest(data: { readonly method: string; readonly url: string; readonly headers: readonly (readonly [string, string])[]; readonly body: string | null }): Request {
   const hasBody = data.body !== null && data.method !== 'GET' && data.method !== 'HEAD';
-  return new Request(data.url, { method: data.method, headers: data.headers.map(([name, value]) => [name, value] as [string, string]), ...(hasBody ? { body: Buffer.from(data.body!, 'base64') } : {}) });
+  return new Request(data.url, { method: data.method, headers: data.headers.map(([name, value]) => [name, value] as [string, string]), ...(hasBody ? { body: Buffer.from(data.body, 'base64') } : {}) });
 }

@@ -130,7 +130,7 @@ describe('registration', () => {
     const narrower = sandboxedSourceKind({
       host,
       source: MEMO,
-      description: { ...DESCRIPTION, capabilities: ['list', 'read'], writes: undefined } as Description,
+      description: { ...DESCRIPTION, capabilities: ['list', 'read'], writes: undefined },
       configSchema: { type: 'object' },
       egressFor: () => passthroughEgress(),
     });

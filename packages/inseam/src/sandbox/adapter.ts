@@ -366,7 +366,7 @@ export function createSandboxedPort(connector: SandboxedConnector, source: strin
 
   if (claims.has('watch')) port['watch'] = (emit: (event: ChangeEvent) => void) => connector.watch(emit);
 
-  return Object.freeze(port) as SandboxedSourcePort;
+  return Object.freeze(port);
 }
 
 /** The decoded segments of a host path, or undefined when it cannot be an address. */

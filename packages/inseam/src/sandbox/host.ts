@@ -613,7 +613,7 @@ export class SandboxHost {
   }
 
   #onReset(instance: Instance, text: string): void {
-    let reset: Partial<RuntimeReset> = {};
+    let reset: Partial<RuntimeReset>;
     try {
       reset = parseUntrustedJson(text) as Partial<RuntimeReset>;
     } catch {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxHost } from './host.js';
 import { ModuleInstance } from './runtime.js';
 import type { WireMessage } from './protocol.js';
-import { DESCRIPTION, connectorModule } from './__fixtures__/modules.js';
+import { connectorModule } from './__fixtures__/modules.js';
 import { cursorInOutcome, listCallOf, nextPageSpec, ReadAheads, READ_AHEAD_MAX_AGE_MS } from './read-ahead.js';
 
 /**

@@ -639,7 +639,7 @@ export class ModuleInstance {
       return;
     }
     this.#logLines++;
-    let line = '';
+    let line: string;
     try {
       const parsed: unknown = JSON.parse(json ?? '""');
       line = typeof parsed === 'string' ? parsed : '';

@@ -126,12 +126,12 @@ describe('the platform', () => {
       // The catalog writes the new text; indexing is held back, as if it had not run yet.
       await writeFile(join(dir, 'a.md'), 'The dentist appointment moved to Thursday, a long note now.\n');
       await platform.vectors.close();
-      await (await platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'change' })), { mode: 'full' })).result;
+      await (platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'change' })), { mode: 'full' })).result;
       const pending = await semantic();
       expect(pending.hits).toEqual([]);
       expect(pending.index![0]).toMatchObject({ pending: 1, indexed: 1 });
       await rm(join(dir, 'b.md'));
-      await (await platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'change' })), { mode: 'full' })).result;
+      await (platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'change' })), { mode: 'full' })).result;
       const revenue = await platform.search.search('revenue in Europe', { network: 'home', hosts: ['change'], mode: 'hybrid' });
       expect(revenue.hits).toEqual([]);
       expect(revenue.index![0]).toMatchObject({ pending: 1, indexed: 0 });
@@ -193,7 +193,7 @@ describe('GET /v1/search?mode=', () => {
     for (const mode of ['semantic', 'hybrid']) {
       const answer = await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=${mode}`, { token: api.admin });
       expect(answer.status, answer.text).toBe(200);
-      const page = answer.json() as SearchPage;
+      const page = answer.json<SearchPage>();
       expect(page.hits[0]).toMatchObject({ address: EXPECTED, matched: ['semantic'], osPath: join(folder, 'travel/lisbon.md') });
       expect(page.hits[0]!.passage!.text).toContain('airfare');
       expect(page.hits[0]!.etag).toMatch(/./);
@@ -202,15 +202,15 @@ describe('GET /v1/search?mode=', () => {
       expect(answer.text).not.toContain('/bobs/');
     }
     // bob owns "bobs": his answer has his own host's copy, still not the private folder of "notes".
-    const bobs = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=semantic`, { token: api.reader })).json() as SearchPage;
+    const bobs = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=semantic`, { token: api.reader })).json<SearchPage>();
     expect(bobs.hits.map((hit) => hit.address)).toContain('inseam://home/bobs/travel/lisbon.md');
     expect(bobs.hits.map((hit) => hit.address)).not.toContain('inseam://home/notes/private/lisbon-deal.md');
     // No mode: hybrid, as on every surface, so the paraphrase is found by meaning.
-    const byDefault = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}`, { token: api.admin })).json() as SearchPage;
+    const byDefault = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}`, { token: api.admin })).json<SearchPage>();
     expect(byDefault.hits[0]).toMatchObject({ address: EXPECTED, matched: ['semantic'] });
     expect(byDefault.index).toEqual([expect.objectContaining({ network: 'home', vectorHost: 'vector', pending: 0, failed: 0 })]);
     expect(JSON.stringify(byDefault)).not.toContain('lisbon-deal');
-    const keyword = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=keyword`, { token: api.admin })).json() as SearchPage;
+    const keyword = (await call(api, 'GET', `/v1/search?q=${q(QUESTION)}&mode=keyword`, { token: api.admin })).json<SearchPage>();
     expect(keyword.hits).toEqual([]);
     const bad = await call(api, 'GET', `/v1/search?q=x&mode=fuzzy`, { token: api.admin });
     expect(bad.status).toBe(400);

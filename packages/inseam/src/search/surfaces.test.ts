@@ -110,7 +110,7 @@ describe('GET /v1/search', () => {
     for (const token of [api.admin, api.reader]) {
       const answer = await call(api, 'GET', `/v1/search?q=budget&mode=keyword&where=${q('mime=text/markdown')}`, { token });
       expect(answer.status).toBe(200);
-      const page = answer.json() as { hits: { address: string }[]; next?: string };
+      const page = answer.json<{ hits: { address: string }[]; next?: string }>();
       // bob (reader) owns "bobs", so his answer has its two plans too; ann's has only the shared host's.
       const expected = token === api.reader ? [...EXPECTED, 'inseam://home/bobs/plans/q3.md', 'inseam://home/bobs/plans/q4.md', 'inseam://home/bobs/private/salaries.md'] : EXPECTED;
       expect(page.hits.map((hit) => hit.address).sort()).toEqual(expected.sort());
@@ -119,10 +119,10 @@ describe('GET /v1/search', () => {
   });
 
   it('never pages past what the caller may read into an empty page with a cursor', async () => {
-    const first = (await call(api, 'GET', `/v1/search?q=budget&mode=keyword&where=${q('mime=text/markdown')}&limit=2`, { token: api.admin })).json() as { hits: { address: string }[]; next?: string };
+    const first = (await call(api, 'GET', `/v1/search?q=budget&mode=keyword&where=${q('mime=text/markdown')}&limit=2`, { token: api.admin })).json<{ hits: { address: string }[]; next?: string }>();
     expect(first.hits.map((hit) => hit.address).sort()).toEqual(EXPECTED);
     expect(first.next).toBeUndefined();
-    const salaries = (await call(api, 'GET', `/v1/search?q=salary&host=budget&mode=keyword`, { token: api.admin })).json() as { hits: unknown[]; next?: string };
+    const salaries = (await call(api, 'GET', `/v1/search?q=salary&host=budget&mode=keyword`, { token: api.admin })).json<{ hits: unknown[]; next?: string }>();
     expect(salaries).toEqual({ hits: [] });
   });
 });

@@ -70,7 +70,7 @@ export function typeWhere(predicate: ScopePredicate, description: Description): 
         return value;
     }
   };
-  return { ...predicate, value: Array.isArray(predicate.value) ? predicate.value.map(typed) : typed(predicate.value) } as ScopePredicate;
+  return { ...predicate, value: Array.isArray(predicate.value) ? predicate.value.map(typed) : typed(predicate.value) };
 }
 
 /** The dimensions of some hosts, for describing what their filters can say. */

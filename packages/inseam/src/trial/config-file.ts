@@ -100,7 +100,7 @@ function parseEnvelopeOwner(value: unknown): TrialEnvelopeOwner {
   if (authservId !== undefined && (typeof authservId !== 'string' || !/^[A-Za-z0-9.\-_:[\]]+$/.test(authservId))) {
     invalid('envelope.authservId', '"envelope.authservId" must be the authserv-id the owner\'s receiving host writes in Authentication-Results, such as "mx.example.com".');
   }
-  return { ...(ownAddresses === undefined ? {} : { ownAddresses: ownAddresses as string[] }), ...(authservId === undefined ? {} : { authservId: authservId as string }) };
+  return { ...(ownAddresses === undefined ? {} : { ownAddresses: ownAddresses as string[] }), ...(authservId === undefined ? {} : { authservId }) };
 }
 
 /** Check 10's objects in their JSON form (as a config file or a request body gives them). Throws `invalid_config` naming the field. */

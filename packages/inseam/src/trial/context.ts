@@ -197,6 +197,6 @@ export function mimeEssence(mime: string): string {
 /** An error's string `code`, if it has one. */
 export function errorCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code = (error as { code: unknown }).code;
+  const code = (error).code;
   return typeof code === 'string' ? code : undefined;
 }

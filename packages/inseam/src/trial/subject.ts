@@ -145,7 +145,7 @@ function declaresNoOrigins(raw: unknown): boolean {
 function withoutOrigins(raw: unknown): Description {
   const value = raw as Description;
   const checked = validateDescription({ ...value, auth: { ...value.auth, origins: ['https://in-process.invalid'] } });
-  return Object.freeze({ ...checked, auth: Object.freeze({ ...checked.auth, origins: Object.freeze([]) as readonly string[] }) });
+  return Object.freeze({ ...checked, auth: Object.freeze({ ...checked.auth, origins: Object.freeze([]) }) });
 }
 
 /** Credential names the AuthSpec's `present` templates use that `credentials` lacks. */

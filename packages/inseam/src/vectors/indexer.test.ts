@@ -56,7 +56,7 @@ beforeEach(async () => {
   await platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: folder } });
   // The platform's own indexer is stopped, so each test drives its own.
   await platform.vectors.close();
-  await (await platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'notes' })))).result;
+  await (platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'notes' })))).result;
 });
 
 afterEach(async () => {
@@ -137,7 +137,7 @@ describe('the indexer', () => {
     expect(starts).toBe(1);
     // A changed file is pending again: the next run starts the embedder for it.
     await writeFiles(folder, { 'n05.md': 'a changed note\n' });
-    await (await platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'notes' })), { mode: 'full' })).result;
+    await (platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'notes' })), { mode: 'full' })).result;
     expect(await indexer.run('home')).toMatchObject({ loaded: true, indexed: 1 });
     expect(starts).toBe(2);
   });
@@ -149,7 +149,7 @@ describe('the indexer', () => {
     await writeFiles(folder, { 'n00.md': 'completely different words now\n' });
     const { rm } = await import('node:fs/promises');
     await rm(`${folder}/n01.md`);
-    await (await platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'notes' })), { mode: 'full' })).result;
+    await (platform.crawler.sync(await platform.kinds.crawlTarget(await platform.networks.hostRecord({ network: 'home', host: 'notes' })), { mode: 'full' })).result;
     expect(await platform.store.vectors.counts('hash-16', await hostIds())).toMatchObject({ indexed: 38, pending: 1 });
     const before = embedder.texts.length;
     expect(await indexer.run('home')).toMatchObject({ indexed: 1 });

@@ -197,7 +197,7 @@ export class VectorIndexer {
   }
 
   /** One vector list per entry, or the error that entry's embedding failed with. */
-  async #embedPage({ embedAll }: VectorPackage, embedder: Embedder, prepared: readonly Prepared[], signal: AbortSignal | undefined): Promise<(Float32Array[] | unknown)[]> {
+  async #embedPage({ embedAll }: VectorPackage, embedder: Embedder, prepared: readonly Prepared[], signal: AbortSignal | undefined): Promise<unknown[]> {
     const options = signal === undefined ? {} : { signal };
     const texts = prepared.flatMap((item) => item.texts);
     try {
@@ -209,7 +209,7 @@ export class VectorIndexer {
       if (hasErrorCode(error, 'timeout') && signal?.aborted === true) throw error;
     }
     // One entry at a time, so one bad entry does not fail its neighbours.
-    const outcomes: (Float32Array[] | unknown)[] = [];
+    const outcomes: unknown[] = [];
     for (const item of prepared) {
       try {
         outcomes.push(await embedAll(embedder, item.texts, options));
@@ -221,7 +221,7 @@ export class VectorIndexer {
     return outcomes;
   }
 
-  async #write({ isZeroVector }: VectorPackage, model: string, item: Prepared, outcome: Float32Array[] | unknown, tally: { indexed: number; failed: number; changed: number; chunks: number }): Promise<void> {
+  async #write({ isZeroVector }: VectorPackage, model: string, item: Prepared, outcome: unknown, tally: { indexed: number; failed: number; changed: number; chunks: number }): Promise<void> {
     const { store } = this.#o;
     const expect = { contentKey: item.entry.contentKey, updatedAt: item.entry.updatedAt };
     try {

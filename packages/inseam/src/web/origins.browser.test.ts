@@ -84,7 +84,7 @@ describe('pages elsewhere', () => {
       expect(await page.locator('#app').count()).toBe(0);
       await screenshot(page, 'rebinding-refused');
       const code = (await server.signInLink()).split('#code=')[1]!;
-      const outcomes = (await page.evaluate(ATTEMPTS(rebound, server.admin, code))) as Record<string, string>;
+      const outcomes = await page.evaluate<Record<string, string>>(ATTEMPTS(rebound, server.admin, code));
       // Same-origin now, so the page reads every answer: each is the refusal.
       for (const [name, outcome] of Object.entries(outcomes)) {
         if (outcome === 'opaque') continue;
@@ -103,7 +103,7 @@ describe('pages elsewhere', () => {
     try {
       await page.goto(`${attackerUrl}/`);
       const code = (await server.signInLink()).split('#code=')[1]!;
-      const outcomes = (await page.evaluate(ATTEMPTS(server.url, server.admin, code))) as Record<string, string>;
+      const outcomes = await page.evaluate<Record<string, string>>(ATTEMPTS(server.url, server.admin, code));
       // The browser hands the page nothing: no CORS grant, preflights refused; blind requests are opaque.
       expect(outcomes).toEqual({
         read: 'TypeError',

@@ -36,7 +36,7 @@ function expectClean(watched: WatchedPage): void {
 
 /** Everything the tab keeps: its address, its history's length, and its sessionStorage. */
 async function tabState(watched: WatchedPage): Promise<{ url: string; storage: string }> {
-  return { url: watched.page.url(), storage: (await watched.page.evaluate('JSON.stringify(Object.entries(sessionStorage))')) as string };
+  return { url: watched.page.url(), storage: await watched.page.evaluate<string>('JSON.stringify(Object.entries(sessionStorage))') };
 }
 
 describe('a sign-in link', () => {

@@ -101,6 +101,6 @@ function refusal(instance: object, declared: unknown, kind: string): Unsupported
   const shown = valid ? `port version ${String(declared)}` : 'no valid portVersion';
   return new UnsupportedPortVersionError(
     `Connector kind "${kind}" declares ${shown}; this loader supports ${supported}. Pin "portVersion = ${CONNECTOR_PORT_VERSION}" after rebuilding, or register a port adapter.`,
-    { details: { kind, declaredVersion: valid ? (declared as number) : null, supported: SUPPORTED_PORT_VERSIONS.map(String) } },
+    { details: { kind, declaredVersion: valid ? (declared) : null, supported: SUPPORTED_PORT_VERSIONS.map(String) } },
   );
 }

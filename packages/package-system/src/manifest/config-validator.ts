@@ -77,13 +77,13 @@ function describeError(error: ErrorObject, config: unknown): FieldProblem {
   switch (error.keyword) {
     case 'required':
     case 'dependencies': {
-      const missing = String((error.params as { missingProperty?: unknown }).missingProperty ?? '');
+      const missing = String((error.params as { missingProperty?: string }).missingProperty ?? '');
       const field = at(base, missing);
       const schema = isPlainObject(properties) ? own(properties, missing) : undefined;
       return { field, problem: 'is required', expected: describeSchema(schema) };
     }
     case 'additionalProperties': {
-      const extra = String((error.params as { additionalProperty?: unknown }).additionalProperty ?? '');
+      const extra = String((error.params as { additionalProperty?: string }).additionalProperty ?? '');
       const field = at(base, extra);
       const declared = isPlainObject(properties) ? Object.keys(properties) : [];
       return {

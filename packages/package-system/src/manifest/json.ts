@@ -61,7 +61,7 @@ function walk(value: unknown, path: string, issues: IssueCollector, ancestors: S
   if (Array.isArray(value)) {
     value.forEach((item, index) => walk(item, at(path, index), issues, ancestors, depth + 1));
   } else {
-    for (const key of Object.keys(value)) walk((value as JsonObject)[key], at(path, key), issues, ancestors, depth + 1);
+    for (const key of Object.keys(value)) walk((value)[key], at(path, key), issues, ancestors, depth + 1);
   }
   ancestors.delete(value);
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { lstat, mkdir, readFile, readdir, readlink, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, readlink, symlink } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstat as fstatWithCallback, fstatSync, open as openWithCallback, openSync, readlinkSync, realpathSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { open, readlink, realpath } from 'node:fs/promises';
+import { open, readlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { isConnectorError } from '../contracts/errors.js';
@@ -376,7 +376,7 @@ function childPath(dirFd: number, name: string): string {
 }
 
 function asAnchor(path: string): string {
-  if (path.charCodeAt(0) !== 47) throw procUnavailable();
+  if (path.charCodeAt(0) !== 47) procUnavailable();
   return path;
 }
 

@@ -16,7 +16,7 @@ function fakePort(request: ValidatedBindingRequest): ConnectorPort {
     capabilities: () => new Set(['list', 'read'] as const),
     list: async () => ({ entries: [] }),
     read: async () => ({ text: String(request.config['workspaceId']), mime: 'text/plain', size: 1 }),
-  }) as ConnectorPort;
+  });
 }
 
 function runtime(entry: SourceConnectorEntry, options: { packageId?: string; trust?: PackageTrust; instantiate?: Instantiate } = {}): ConnectorKindRuntime {

@@ -107,18 +107,21 @@ export function describeValue(value: unknown): string {
   else if (value instanceof Set) text = `{${[...value].map((item) => describeValue(item)).join(', ')}}`;
   else if (value instanceof Error) text = describeError(value);
   else {
+    // String() is the last resort for a value JSON cannot render (a cycle, a BigInt); any text will do.
+    /* eslint-disable @typescript-eslint/no-base-to-string */
     try {
       text = JSON.stringify(value, (_key, item: unknown) => (item instanceof Uint8Array ? `<${item.byteLength} bytes>` : item)) ?? String(value);
     } catch {
       text = String(value);
     }
+    /* eslint-enable @typescript-eslint/no-base-to-string */
   }
   return text.length > DESCRIBE_LIMIT ? `${text.slice(0, DESCRIBE_LIMIT)}…` : text;
 }
 
 function errorCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code = (error as { code: unknown }).code;
+  const code = (error).code;
   return typeof code === 'string' ? code : undefined;
 }
 

@@ -46,7 +46,7 @@ export interface ModuleCheck {
 /** Refuses every request: the check never reaches a host. */
 const OFFLINE: EgressPort = {
   fetch: (request) => {
-    let origin = '';
+    let origin: string;
     try {
       origin = new URL(request.url).origin;
     } catch {

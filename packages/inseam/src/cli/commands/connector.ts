@@ -238,7 +238,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
           ...(schema === undefined ? {} : { configSchema: schema }),
           ...(options.label === undefined ? {} : { label: options.label }),
           ...(options.description === undefined ? {} : { description: options.description }),
-          ...(scope === undefined ? {} : { scope: scope as never }),
+          ...(scope === undefined ? {} : { scope: scope }),
           ...(sync === undefined ? {} : { sync: sync as never }),
           ...(permissions === undefined ? {} : { permissions: permissions as never }),
           ...(options.writable === undefined ? {} : { writable: options.writable }),

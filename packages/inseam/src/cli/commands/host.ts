@@ -59,7 +59,7 @@ async function syncOption(options: { readonly sync?: string; readonly syncMode?:
   const mode = options.syncMode ?? 'auto';
   if (mode !== 'auto' && mode !== 'manual') throw new InvalidArgumentError(`--sync-mode must be auto or manual, not ${JSON.stringify(mode)}.`, { details: { argument: 'sync-mode' } });
   // An interval without a trigger is the service's to refuse with manual; it is given as typed.
-  return { trigger: mode, ...(options.interval === undefined ? {} : { interval: options.interval }) } as SourceSyncSettings;
+  return { trigger: mode, ...(options.interval === undefined ? {} : { interval: options.interval }) };
 }
 
 const OWNERSHIPS: readonly string[] = ['project', 'user', 'agent'];

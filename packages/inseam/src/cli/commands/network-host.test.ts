@@ -31,7 +31,7 @@ describe('inseam network', () => {
   it('init creates a network with its pad; ls lists it; --json on both', async () => {
     const init = await run('network', 'init', 'home', '--label', 'Home');
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stdout).toMatch(/^Created network home with 2 hosts:\n  pad +bucket +inseam:\/\/home\/pad\/\n  vector +vector +inseam:\/\/home\/vector\/  \(from @inseam\/connector-vector\)\n$/);
+    expect(init.stdout).toMatch(/^Created network home with 2 hosts:\n {2}pad +bucket +inseam:\/\/home\/pad\/\n {2}vector +vector +inseam:\/\/home\/vector\/ {2}\(from @inseam\/connector-vector\)\n$/);
     const json = await run('network', 'init', 'work', '--json');
     expect(JSON.parse(json.stdout)).toMatchObject({ network: { slug: 'work', label: 'work' }, hosts: [{ slug: 'pad', kind: 'bucket' }, { slug: 'vector', kind: 'vector' }], skipped: [] });
     const ls = await run('network', 'ls');

@@ -25,7 +25,7 @@ const POSTGRES_TOOLS = {
 async function storeFile(command: Command, io: CliIo, what: keyof typeof POSTGRES_TOOLS): Promise<string> {
   // Loaded in the action: the store module brings better-sqlite3, which no other command's start should pay for.
   const { storeTarget } = await import('../../store/index.js');
-  const { data } = command.optsWithGlobals() as { data?: string };
+  const { data } = command.optsWithGlobals<{ data?: string }>();
   const paths = new PlatformPaths(resolveDataDir({ dataDir: data, env: io.env }));
   const target = storeTarget(storeUrlOf(command, io), { defaultPath: paths.database });
   if (target.kind === 'postgres') {

@@ -27,7 +27,7 @@ export function registerDataOption(program: Command): void {
 
 /** The openPlatform options the global `--data` and `--store` and the environment give. */
 export function platformOptions(command: Command, io: CliIo): OpenPlatformOptions {
-  const { data, store } = command.optsWithGlobals() as { data?: string; store?: string };
+  const { data, store } = command.optsWithGlobals<{ data?: string; store?: string }>();
   return { ...(data === undefined ? {} : { dataDir: data }), ...(store === undefined ? {} : { storeUrl: store }), env: io.env };
 }
 

@@ -37,7 +37,7 @@ function startUp(global: readonly string[], up: readonly string[], env: Record<s
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`inseam up printed no URL in time.\nstdout: ${out}\nstderr: ${err}`)), 90_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /HTTP API +(http:\/\/127\.0\.0\.1:\d+)\/v1 /.exec(out);
       if (match !== null && out.includes('Press Ctrl-C to stop.')) {
@@ -45,7 +45,7 @@ function startUp(global: readonly string[], up: readonly string[], env: Record<s
         resolve({ child, base: match[1]!, stdout: () => out, exit });
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     void exit.then((code) => {
       clearTimeout(timer);
       reject(new Error(`inseam up exited (${code}) before it was up.\nstdout: ${out}\nstderr: ${err}`));
@@ -72,7 +72,7 @@ async function exchange(base: string, code: string): Promise<number> {
 
 async function get(base: string, path: string, token: string): Promise<{ status: number; json: unknown }> {
   const answer = await request(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: answer.statusCode, json: (await answer.body.json()) as unknown };
+  return { status: answer.statusCode, json: (await answer.body.json()) };
 }
 
 let server: TestPostgres;

@@ -41,7 +41,7 @@ function startUp(dataDir: string, args: readonly string[] = []): Promise<Up> {
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`inseam up printed no URL in time.\nstdout: ${out}\nstderr: ${err}`)), 90_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /HTTP API +(http:\/\/127\.0\.0\.1:\d+)\/v1 /.exec(out);
       if (match !== null && out.includes('Press Ctrl-C to stop.')) {
@@ -49,7 +49,7 @@ function startUp(dataDir: string, args: readonly string[] = []): Promise<Up> {
         resolve({ child, base: match[1]!, stdout: () => out, stderr: () => err, exit });
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     void exit.then(({ code }) => {
       clearTimeout(timer);
       reject(new Error(`inseam up exited (${code}) before it was up.\nstdout: ${out}\nstderr: ${err}`));

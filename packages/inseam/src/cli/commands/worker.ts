@@ -38,7 +38,7 @@ export function workerHosts(platform: Platform): WorkerHosts {
 
 /** The store URL: the global `--store`, else INSEAM_DATABASE_URL; undefined for the embedded store. */
 export function storeUrlOf(command: Command, io: CliIo): string | undefined {
-  return resolveStoreUrl({ storeUrl: (command.optsWithGlobals() as { store?: string }).store, env: io.env });
+  return resolveStoreUrl({ storeUrl: command.optsWithGlobals<{ store?: string }>().store, env: io.env });
 }
 
 /** The shared PostgreSQL store's URL. Throws `invalid_argument` when none is named. */

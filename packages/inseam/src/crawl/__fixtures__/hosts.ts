@@ -113,6 +113,7 @@ export class MemoryHost implements Connector {
   async list(options: HostListOptions): Promise<HostListPage> {
     this.calls.list.push(options);
     const failure = this.listFailures.shift();
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- tests queue whatever value a misbehaving connector might throw
     if (failure !== undefined) throw failure;
     if (options.cursor === undefined) this.#pages = 0;
     await this.beforePage?.(this.#pages++, options);

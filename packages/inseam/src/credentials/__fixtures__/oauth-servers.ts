@@ -134,7 +134,7 @@ export async function startRegisteringAuthorizationServer(): Promise<Registering
       });
       return;
     }
-    (service.requestHandler as (req: IncomingMessage, res: ServerResponse) => void)(req, res);
+    (service.requestHandler)(req, res);
   });
   const port = await listen(http);
   const issuer = `http://127.0.0.1:${port}`;

@@ -91,14 +91,14 @@ export async function openMcpFixture(options: McpFixtureOptions = {}): Promise<M
 
 /** A tool call's structured content. */
 export function structured(result: unknown): Record<string, unknown> {
-  return ((result as CallToolResult).structuredContent ?? {}) as Record<string, unknown>;
+  return ((result as CallToolResult).structuredContent ?? {});
 }
 
 /** The typed code of a failed call (null when it did not fail). */
 export function errorCode(result: unknown): string | null {
   const call = result as CallToolResult;
   if (call.isError !== true) return null;
-  return ((call.structuredContent as { error?: { code?: string } } | undefined)?.error?.code ?? null) as string | null;
+  return ((call.structuredContent as { error?: { code?: string } } | undefined)?.error?.code ?? null);
 }
 
 /** The text blocks of a call's content, joined. */

@@ -20,7 +20,7 @@
  */
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidArgumentError, PreconditionFailedError, type ConfigSchema } from '@neuralis/package-system/contracts';
+import { InvalidArgumentError, PreconditionFailedError } from '@neuralis/package-system/contracts';
 import type { Actor, ConnectorLifecycle, TrialOutcome } from '../../connectors/index.js';
 import type { Caller } from '../../fs/index.js';
 import type { Platform } from '../../platform/index.js';
@@ -108,7 +108,7 @@ export class ConnectorTools {
         const { connector } = await this.#lifecycle.submit(actor, network, {
           module: args.module,
           ...(args.name === undefined ? {} : { name: args.name }),
-          ...(args.configSchema === undefined ? {} : { configSchema: args.configSchema as ConfigSchema }),
+          ...(args.configSchema === undefined ? {} : { configSchema: args.configSchema }),
         });
         const allowed = await this.#allowedPrivate(args.module, args.config ?? {});
         const outcome = await this.#lifecycle.trial(actor, network, connector.sha, {
@@ -152,7 +152,7 @@ export class ConnectorTools {
           ...(args.credentials === undefined ? {} : { credentials: args.credentials }),
           ...(args.label === undefined ? {} : { label: args.label }),
           ...(args.description === undefined ? {} : { description: args.description }),
-          ...(args.configSchema === undefined ? {} : { configSchema: args.configSchema as ConfigSchema }),
+          ...(args.configSchema === undefined ? {} : { configSchema: args.configSchema }),
           ...(allowed.length === 0 ? {} : { privateOrigins: allowed }),
         });
         // The crawl goes on after this answer (here or on a worker); its outcome shows in the host's runs.

@@ -272,6 +272,7 @@ async function readMany(reader: Reader, addresses: readonly string[], plan: Read
       continue;
     }
     const summary = answer.result.structuredContent ?? {};
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the summary is the read tool's own structured answer, of strings and numbers
     content.push({ type: 'text', text: `=== ${String(summary['address'] ?? answer.target)} (${String(summary['mime'])}, ${String(summary['size'])} bytes${summary['done'] === false ? ', more follows: read it alone with offset = nextOffset' : ''})` });
     content.push(...answer.result.content);
     results.push(summary);

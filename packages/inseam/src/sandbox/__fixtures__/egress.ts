@@ -25,7 +25,7 @@ export function passthroughEgress(options: { refuse?: (url: URL) => boolean } = 
         ...(request.body === undefined ? {} : { body: request.body, duplex: 'half' }),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         redirect: 'manual',
-      } as RequestInit);
+      });
       const answer: EgressResponse = { status: response.status, headers: Object.fromEntries(response.headers), body: response.body };
       return answer;
     },

@@ -226,8 +226,8 @@ describe('catalog on a shared database', () => {
   it('serialises one host\'s batches from several processes, losing none', async () => {
     const url = await server.createSchema();
     const stores = await Promise.all([open(url), open(url), open(url)]);
-    await stores[0]!.networks.create({ slug: 'home' });
-    const hostId = (await stores[0]!.hosts.create('home', { slug: 'notes', kind: 'local' })).id;
+    await stores[0].networks.create({ slug: 'home' });
+    const hostId = (await stores[0].hosts.create('home', { slug: 'notes', kind: 'local' })).id;
     // Every process writes the same paths and some of its own, at once, many times.
     await Promise.all(
       stores.flatMap((store, n) =>
@@ -236,8 +236,8 @@ describe('catalog on a shared database', () => {
         ),
       ),
     );
-    expect(await stores[1]!.catalog.countEntries(hostId)).toBe(1 + 3 * 8);
-    expect((await stores[2]!.catalog.search({ text: 'round' })).map((hit) => hit.path)).toEqual(['shared.md']);
+    expect(await stores[1].catalog.countEntries(hostId)).toBe(1 + 3 * 8);
+    expect((await stores[2].catalog.search({ text: 'round' })).map((hit) => hit.path)).toEqual(['shared.md']);
   });
 
   it('lets a run be claimed by another process only between batches, never during one', async () => {
@@ -403,7 +403,7 @@ describe('catalog writes and ranking statistics', () => {
     // A table this small is read whole; one too big to (sequential scans priced out) is searched through its index.
     const plan = await store.database.transaction(async (tx) => {
       await tx.run('SET LOCAL enable_seqscan = off');
-      return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${search!.text}`, search!.values)).map((row) => row['QUERY PLAN']).join('\n');
+      return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${search.text}`, search.values)).map((row) => row['QUERY PLAN']).join('\n');
     });
     // The match, and the count each term makes.
     expect(plan.match(/Bitmap Index Scan on catalog_search_words/g)).toHaveLength(2);

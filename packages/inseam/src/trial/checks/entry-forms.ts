@@ -111,7 +111,7 @@ function jsonProblem(value: unknown, depth: number): string | undefined {
     }
     return undefined;
   }
-  return `a ${typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value} is not JSON data`;
+  return `a ${typeof value === 'object' ? (value).constructor?.name ?? 'object' : typeof value} is not JSON data`;
 }
 
 /** Why an entry's own fields break their documented forms ([] when they do not). */

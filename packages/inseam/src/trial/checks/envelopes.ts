@@ -36,7 +36,7 @@ export function envelopeOwner(context: TrialContext): { ownAddresses?: readonly 
   const given: TrialEnvelopeOwner = context.options.envelope ?? {};
   const config = context.options.config ?? {};
   const configured = config['ownAddresses'];
-  const ownAddresses = given.ownAddresses ?? (Array.isArray(configured) && configured.every((item) => typeof item === 'string') ? (configured as string[]) : undefined);
+  const ownAddresses = given.ownAddresses ?? (Array.isArray(configured) && configured.every((item) => typeof item === 'string') ? configured : undefined);
   const authservId = given.authservId ?? (typeof config['authservId'] === 'string' ? config['authservId'] : undefined);
   return {
     ...(ownAddresses === undefined ? {} : { ownAddresses: ownAddresses.map((address) => address.trim().toLowerCase()) }),

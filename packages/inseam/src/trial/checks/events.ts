@@ -60,6 +60,7 @@ export function eventProblem(event: unknown): string | undefined {
   if (path !== '' && !isCanonicalPath(path)) return `${label} has path ${describeValue(path)}, which is not canonical (spell it as Entry.path is)`;
   if (typeof from === 'string' && !isCanonicalPath(from)) return `${label} has from ${describeValue(from)}, which is not canonical (spell it as Entry.path is)`;
   if (entry !== undefined && (typeof entry !== 'object' || entry === null || (entry as { path?: unknown }).path !== path)) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc -b fails without it; the lint program, built from every workspace's sources, types this differently
     return `${label} for ${describeValue(path)} carries an entry whose path is ${describeValue((entry as { path?: unknown } | null)?.path)}`;
   }
   return undefined;

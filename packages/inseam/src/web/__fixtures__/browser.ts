@@ -26,7 +26,7 @@ export const ARTIFACTS = new URL('../../../../../test-artifacts/web/', import.me
 
 /** The chromium on PATH, or an error saying how to install it (the tests never skip silently). */
 export function chromiumPath(): string {
-  let found = '';
+  let found: string;
   try {
     found = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
   } catch {

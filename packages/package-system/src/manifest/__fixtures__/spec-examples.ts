@@ -87,7 +87,7 @@ export const HTTP_MCP_CONNECTOR = {
 } as const;
 
 /** A loosely typed deep copy, so a test can break one field of an example. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 export function copy(value: unknown): any {
   return structuredClone(value);
 }

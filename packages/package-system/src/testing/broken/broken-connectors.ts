@@ -43,7 +43,7 @@ function memoryPort(capabilities: readonly ConnectorCapability[] = MEMORY_CONNEC
 
 function subject(port: MutablePort, manifest: SourceConnectorEntry = memoryConnectorManifestFor(MEMORY_CONNECTOR_CAPABILITIES)): ComplianceSubject {
   return {
-    port: port as ConnectorPort,
+    port: port,
     manifest,
     scratch: `${SOURCE}://scratch`,
     fixture: { uri: `${SOURCE}://${FIXTURE_PATH}`, content: FIXTURE_TEXT },

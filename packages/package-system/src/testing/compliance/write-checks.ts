@@ -3,7 +3,7 @@
  * ifMatch, createOnly), delete, and the final cleanup.
  */
 import { describeValue, ensure, skip } from '../checks.js';
-import { MARKER, childUri, decodeText, expectCode, requireScratch, throwFix, usable } from './context.js';
+import { MARKER, childUri, expectCode, requireScratch, throwFix, usable } from './context.js';
 import type { ComplianceCheck, ComplianceContext } from './context.js';
 
 async function readText(context: ComplianceContext, uri: string): Promise<string> {

@@ -15,7 +15,7 @@ const session: SessionContext = { userId: 'u1', projectId: 'p1', features: new S
 function member<K extends keyof ConnectorPort>(port: ConnectorPort, key: K): NonNullable<ConnectorPort[K]> {
   const value = port[key];
   if (value === undefined) throw new Error(`no ${String(key)} member`);
-  return value as NonNullable<ConnectorPort[K]>;
+  return value;
 }
 
 function codeOf(promise: Promise<unknown>): Promise<unknown> {
