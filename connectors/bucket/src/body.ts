@@ -8,28 +8,14 @@ import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TooLargeError, UnavailableError } from '@neuralis/package-system/contracts';
+import { collectCapped, concatBytes, TooLargeError, UnavailableError } from '@neuralis/package-system/contracts';
 
 /** Reads a whole stream, refusing with `too_large` as soon as it passes `maxBytes`. */
 export async function collectBytes(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(ignore);
-        throw new TooLargeError(`The content is larger than the ${maxBytes}-byte limit for this read.`);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return concat(chunks, total);
+  return collectCapped(stream, {
+    maxBytes,
+    tooLarge: () => new TooLargeError(`The content is larger than the ${maxBytes}-byte limit for this read.`),
+  });
 }
 
 /** Reads at most `maxBytes` of a stream as UTF-8 and cancels the rest (for error bodies). */
@@ -51,7 +37,7 @@ export async function readTextPrefix(stream: ReadableStream<Uint8Array> | null, 
   } finally {
     reader.releaseLock();
   }
-  return new TextDecoder().decode(concat(chunks, total).subarray(0, maxBytes));
+  return new TextDecoder().decode(concatBytes(chunks, total).subarray(0, maxBytes));
 }
 
 /** Reads a stream to its end and drops the bytes (to free a connection). */
@@ -181,7 +167,7 @@ export async function spoolBody(
   }
   const digest = md5.digest();
   if (file === undefined) {
-    const bytes = concat(chunks, size);
+    const bytes = concatBytes(chunks, size);
     return { kind: 'memory', bytes, size, md5: digest, dispose: async () => {} };
   }
   const spool = file;
@@ -236,17 +222,6 @@ export async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<v
     const { bytesWritten } = await handle.write(bytes, written, bytes.byteLength - written);
     written += bytesWritten;
   }
-}
-
-export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0]!.byteLength === total) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function ignore(): void {}

@@ -10,7 +10,7 @@
  * `fetch` is injectable so the platform can route these requests through its address policy
  * (refusing private and metadata addresses) the way the egress gate does for connectors.
  */
-import { InvalidConfigError, UnavailableError } from '@neuralis/package-system/contracts';
+import { collectCapped, InvalidConfigError, UnavailableError } from '@neuralis/package-system/contracts';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -90,26 +90,15 @@ export async function send(policy: HttpPolicy, url: URL, init: RequestInit, sign
 export async function readJson(response: Response, origin: string): Promise<unknown> {
   const failed = (why: string): UnavailableError => new UnavailableError(`The answer from ${origin} ${why}.`, { details: { origin, reason: 'bad_response' } });
   if (response.body === null) throw failed('has no body');
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  let bytes: Uint8Array;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > MAX_RESPONSE_BYTES) {
-        await reader.cancel();
-        throw failed(`is larger than ${MAX_RESPONSE_BYTES} bytes`);
-      }
-      chunks.push(value);
-    }
+    bytes = await collectCapped(response.body, { maxBytes: MAX_RESPONSE_BYTES, tooLarge: () => failed(`is larger than ${MAX_RESPONSE_BYTES} bytes`) });
   } catch (error) {
     if (error instanceof UnavailableError) throw error;
     throw failed('could not be read');
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch {
     throw failed('is not JSON');
   }

@@ -6,7 +6,7 @@
  * `maxBytes`. An offline host's synced copy already is that text. Errors carry a hint to read
  * the original bytes instead.
  */
-import { DocumentUnreadableError, TimeoutError, TooLargeError, InvalidArgumentError, isConnectorError } from '@neuralis/package-system/contracts';
+import { collectCapped, DocumentUnreadableError, TimeoutError, TooLargeError, InvalidArgumentError, isConnectorError } from '@neuralis/package-system/contracts';
 import { documentKind, sharedExtractor, type DocumentExtractor, type DocumentKind, type ExtractLimits } from '../extract/index.js';
 import type { FsService } from './service.js';
 import type { Caller, ContentSource } from './types.js';
@@ -56,7 +56,7 @@ export async function readDocumentText(fs: FsService, caller: Caller, address: s
     void opened.stream.cancel().catch(() => undefined);
     throw over;
   }
-  const bytes = await collect(opened.stream, max, over);
+  const bytes = await collectCapped(opened.stream, { maxBytes: max, tooLarge: () => over });
   let text: string;
   let truncated = false;
   if (opened.source === 'catalog') text = new TextDecoder().decode(bytes);
@@ -91,27 +91,6 @@ export function addressName(address: string): string {
   } catch {
     return last;
   }
-}
-
-async function collect(stream: ReadableStream<Uint8Array>, max: number, over: Error): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > max) {
-        void reader.cancel().catch(() => undefined);
-        throw over;
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return Buffer.concat(chunks, total);
 }
 
 function withHint(error: unknown, hint: string): unknown {

@@ -38,6 +38,7 @@
 import { createHash } from 'node:crypto';
 import type { Connector, Description, Entry, HostCapability, HostListOptions, HostListPage, HostReadOptions } from '@inseam/connector';
 import {
+  collectCapped,
   ConnectorFailedError,
   InvalidArgumentError,
   IsADirectoryError,
@@ -265,7 +266,7 @@ export class PortHost implements Connector {
     const uri = this.#uri(checkPath(path));
     const port = await this.#binding.port();
     if (port.write === undefined || !this.#capabilities.has('write')) throw new UnsupportedOperationError(this.#binding.kind, 'write');
-    const content = await collect(body);
+    const content = await collectWriteBody(body);
     const written = await port.write(uri, content, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch });
     return toEntry(written, this.#pathOf(written.uri) ?? path);
   }
@@ -468,31 +469,8 @@ function byteStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
-async function collect(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  if (typeof (body as Partial<ReadableStream<Uint8Array>> | null)?.getReader !== 'function') {
-    throw new InvalidArgumentError('The write body must be a stream of Uint8Array chunks.', { details: { argument: 'body' } });
-  }
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!(value instanceof Uint8Array)) {
-        throw new InvalidArgumentError('The write body must be a stream of Uint8Array chunks.', { details: { argument: 'body' } });
-      }
-      chunks.push(value);
-      total += value.byteLength;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const content = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    content.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return content;
+function collectWriteBody(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const notBytes = (): Error => new InvalidArgumentError('The write body must be a stream of Uint8Array chunks.', { details: { argument: 'body' } });
+  if (typeof (body as Partial<ReadableStream<Uint8Array>> | null)?.getReader !== 'function') return Promise.reject(notBytes());
+  return collectCapped(body, { maxBytes: Number.POSITIVE_INFINITY, tooLarge: notBytes, notBytes });
 }

@@ -113,3 +113,5 @@ export {
   DocumentUnreadableError,
 } from './errors.js';
 export type { ErrorCode, ErrorDetails, ConnectorErrorOptions, ManifestIssue } from './errors.js';
+export { collectCapped, concatBytes } from './streams.js';
+export type { CollectLimits } from './streams.js';
