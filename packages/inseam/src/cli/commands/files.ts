@@ -1,5 +1,7 @@
 /**
- * `inseam ls|stat|cat <address>`: the live host, through the host's permission tree.
+ * `inseam ls|stat|cat <address>`: a host, through the filesystem service as the person running
+ * the command — the same permission, ownership and concealment checks as `/v1`, MCP and the web
+ * page, and an offline host answered from its synced catalog (`stat` says which in `source`).
  *
  * An address is global (`inseam://home/notes/docs/a.md`) or short (`notes://docs/a.md`, read in
  * `--network`, INSEAM_NETWORK or the only network). A path the host's permissions do not let be
@@ -9,15 +11,15 @@
  * to the end, `-n` the last n bytes. Bytes go to stdout as they come, never decoded.
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError, NotFoundError, PermissionDeniedError, type ConnectorEntry, type ConnectorPort } from '@neuralis/package-system/contracts';
-import type { Entry } from '@inseam/connector';
-import { addressFromSourceUri, addressToSourceUri, formatAddress, type Address } from '../../address/index.js';
+import { InvalidArgumentError } from '@neuralis/package-system/contracts';
+import { formatAddress } from '../../address/index.js';
+import type { Caller, FsEntry, FsService } from '../../fs/index.js';
 import type { Platform } from '../../platform/index.js';
-import type { HostRecord } from '../../store/index.js';
 import type { CliIo } from '../io.js';
 import { listRecursive } from './listing.js';
 import { copyToOutput } from './output.js';
 import { formatBytes, resolveAddress, write, withPlatform } from './support.js';
+import { localCaller, openFs } from './walk.js';
 
 interface FileOptions {
   readonly network?: string;
@@ -27,19 +29,15 @@ interface FileOptions {
 }
 
 interface Located {
-  readonly address: Address & { readonly network: string };
-  readonly record: HostRecord;
+  readonly fs: FsService;
+  readonly caller: Caller;
+  /** The global address. */
+  readonly address: string;
 }
 
 async function locate(platform: Platform, text: string, options: FileOptions, io: CliIo): Promise<Located> {
   const address = await resolveAddress(platform, text, options.network, io);
-  const record = await platform.networks.hostRecord({ network: address.network, host: address.host });
-  if (!platform.kinds.permissionsOf(record).allows(address.segments, 'read')) {
-    throw new PermissionDeniedError(`The permissions of host "${record.slug}" do not allow reading ${formatAddress(address)}.`, {
-      details: { network: address.network, host: record.slug, right: 'read' },
-    });
-  }
-  return { address, record };
+  return { fs: await openFs(platform), caller: localCaller(address.network), address: formatAddress(address) };
 }
 
 /** `a-b`, `a-` or `-n` as a host read range `[start, end)`; the size is only asked for `-n`. */
@@ -61,14 +59,14 @@ async function parseRange(text: string, size: () => Promise<number>): Promise<[n
   return [Number(from), Number(to) + 1];
 }
 
-function entryLine(entry: ConnectorEntry): string {
+function entryLine(entry: FsEntry): string {
   const size = entry.type === 'directory' ? '-' : entry.size === undefined ? '?' : formatBytes(entry.size);
   return `${entry.type === 'directory' ? 'd' : '-'}  ${size.padStart(9)}  ${(entry.mtime ?? '-').padEnd(24)}  ${entry.name}${entry.type === 'directory' ? '/' : ''}\n`;
 }
 
-function entryJson(entry: ConnectorEntry, network: string): Record<string, unknown> {
+function entryJson(entry: FsEntry): Record<string, unknown> {
   return {
-    address: formatAddress(addressFromSourceUri(entry.uri, { network })),
+    address: entry.address,
     name: entry.name,
     type: entry.type,
     ...(entry.size === undefined ? {} : { size: entry.size }),
@@ -76,12 +74,6 @@ function entryJson(entry: ConnectorEntry, network: string): Record<string, unkno
     ...(entry.mime === undefined ? {} : { mime: entry.mime }),
     ...(entry.etag === undefined ? {} : { etag: entry.etag }),
   };
-}
-
-async function statOf(platform: Platform, located: Located): Promise<ConnectorEntry | Entry | null> {
-  const port: ConnectorPort = await platform.kinds.openPort(located.record);
-  if (port.capabilities().has('stat') && port.stat !== undefined) return port.stat(addressToSourceUri(located.address));
-  return (await platform.kinds.openHost(located.record)).stat(located.address.path);
 }
 
 export function registerFilesCommand(program: Command, io: CliIo): void {
@@ -96,20 +88,16 @@ export function registerFilesCommand(program: Command, io: CliIo): void {
     .action(async (text: string, options: FileOptions, command: Command) => {
       await withPlatform(command, io, async (platform) => {
         if (options.recursive === true) return listRecursive(platform, text, options, io);
-        const located = await locate(platform, text, options, io);
-        const permissions = platform.kinds.permissionsOf(located.record);
+        const { fs, caller, address } = await locate(platform, text, options, io);
         const detail = options.names === true ? { detail: 'names' as const } : {};
-        const port = await platform.kinds.openPort(located.record);
-        const uri = addressToSourceUri(located.address);
         let cursor: string | undefined;
         let first = true;
         if (options.json === true) await write(io.stdout, '[');
         do {
-          const page = await port.list(uri, { ...detail, ...(cursor === undefined ? {} : { cursor }) });
+          const page = await fs.list(caller, address, { ...detail, ...(cursor === undefined ? {} : { cursor }) });
           for (const entry of page.entries) {
-            if (!permissions.allows(addressFromSourceUri(entry.uri, { network: located.address.network }).segments, 'read')) continue;
             if (options.json === true) {
-              await write(io.stdout, `${first ? '\n  ' : ',\n  '}${JSON.stringify(entryJson(entry, located.address.network))}`);
+              await write(io.stdout, `${first ? '\n  ' : ',\n  '}${JSON.stringify(entryJson(entry))}`);
             } else {
               await write(io.stdout, options.names === true ? `${entry.name}${entry.type === 'directory' ? '/' : ''}\n` : entryLine(entry));
             }
@@ -129,13 +117,11 @@ export function registerFilesCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the entry as JSON')
     .action(async (text: string, options: FileOptions, command: Command) => {
       await withPlatform(command, io, async (platform) => {
-        const located = await locate(platform, text, options, io);
-        const found = await statOf(platform, located);
-        const address = formatAddress(located.address);
-        if (found === null) throw new NotFoundError(`Nothing exists at ${address}.`, { details: { network: located.address.network, host: located.record.slug } });
-        const fields: Record<string, unknown> = { address, type: 'type' in found ? found.type : 'file' };
-        for (const key of ['size', 'mtime', 'mime', 'etag', 'nativeId', 'nativeHash'] as const) {
-          const value = (found as Partial<Record<typeof key, unknown>>)[key];
+        const { fs, caller, address } = await locate(platform, text, options, io);
+        const found = await fs.stat(caller, address);
+        const fields: Record<string, unknown> = { address: found.address, type: found.type };
+        for (const key of ['size', 'mtime', 'mime', 'etag', 'source', 'envelope'] as const) {
+          const value = found[key];
           if (value !== undefined) fields[key] = value;
         }
         if (options.json === true) return void io.stdout.write(`${JSON.stringify(fields, null, 2)}\n`);
@@ -151,17 +137,13 @@ export function registerFilesCommand(program: Command, io: CliIo): void {
     .option('--range <a-b>', 'only bytes a to b (inclusive); a- to the end; -n the last n bytes')
     .action(async (text: string, options: FileOptions & { readonly range?: string }, command: Command) => {
       await withPlatform(command, io, async (platform) => {
-        const located = await locate(platform, text, options, io);
-        const host = await platform.kinds.openHost(located.record);
-        const path = located.address.path;
+        const { fs, caller, address } = await locate(platform, text, options, io);
         const range =
           options.range === undefined
             ? undefined
-            : await parseRange(options.range, async () => {
-                const entry = await host.stat(path);
-                return entry?.size ?? 0;
-              });
-        await copyToOutput(await host.read(path, range === undefined ? {} : { range }), io.stdout);
+            : await parseRange(options.range, async () => (await fs.stat(caller, address)).size ?? 0);
+        const read = await fs.readStream(caller, address, range === undefined ? {} : { range: { offset: range[0], length: range[1] - range[0] } });
+        await copyToOutput(read.stream, io.stdout);
       });
     });
 }
