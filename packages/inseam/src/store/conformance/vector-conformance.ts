@@ -292,6 +292,41 @@ export function runVectorConformance(name: string, open: () => Promise<Conforman
         expect(await scoped(2, [{ hostId, readable: [readable] }, { hostId: other, readable: [{ default: true, rules: [] }] }])).toEqual(['m.eml', 'other/near.txt']);
       });
 
+      it('answers the exact top k within scopes, whether few or most of the nearest chunks are hidden', async () => {
+        const dimension = 8;
+        await store.vectors.ensureModel('scoped-8d', dimension);
+        const query = randomVector(4242, dimension);
+        const near = (seed: number): Float32Array => Float32Array.from(query, (value, i) => value + 0.05 * randomVector(seed, dimension)[i]!);
+        const vectors = new Map<string, Float32Array>();
+        const add = async (path: string, make: (chunk: number) => Float32Array): Promise<void> => {
+          const entry = await put(path, 'x'.repeat(200));
+          const chunks = Array.from({ length: 10 }, (_, c) => ({ span: { start: c * 10, end: c * 10 + 9 }, vector: make(c) }));
+          chunks.forEach((chunk) => vectors.set(`${path}#${chunk.span.start}`, chunk.vector));
+          await store.vectors.upsert({ entryId: entry.entryId, model: 'scoped-8d', expect: entry.expect, chunks, now: 200 });
+        };
+        // 200 chunks right by the query, all under `hidden/`; 200 spread out, readable.
+        for (let e = 0; e < 20; e += 1) await add(`hidden/h${String(e).padStart(2, '0')}.md`, (c) => near(e * 100 + c + 1));
+        for (let e = 0; e < 20; e += 1) await add(`open/o${String(e).padStart(2, '0')}.md`, (c) => randomVector(5000 + e * 100 + c, dimension));
+        const brute = (visible: (id: string) => boolean, k: number): string[] =>
+          [...vectors]
+            .filter(([id]) => visible(id))
+            .map(([id, vector]) => ({ id, score: cosine(query, vector) }))
+            .sort((x, y) => y.score - x.score)
+            .slice(0, k)
+            .map((hit) => hit.id);
+        const scoped = async (rules: { path: string; read: boolean }[], k: number): Promise<string[]> =>
+          (await store.vectors.query({ model: 'scoped-8d', vector: query, k, scopes: [{ hostId, readable: [{ default: true, rules }] }] })).map((hit) => `${hit.path}#${hit.span.start}`);
+        // Most of the nearest hidden: the nearest readable chunks lie beyond every near one.
+        expect(await scoped([{ path: 'hidden', read: false }], 12)).toEqual(brute((id) => !id.startsWith('hidden/'), 12));
+        // A few of the nearest hidden: one entry of the near ones.
+        expect(await scoped([{ path: 'hidden/h03.md', read: false }], 12)).toEqual(brute((id) => !id.startsWith('hidden/h03.md'), 12));
+        // Nothing hidden at all, and a k past what the scope holds.
+        expect(await scoped([], 30)).toEqual(brute(() => true, 30));
+        const only = async (path: string, k: number): Promise<string[]> =>
+          (await store.vectors.query({ model: 'scoped-8d', vector: query, k, scopes: [{ hostId, readable: [{ default: false, rules: [{ path, read: true }] }] }] })).map((hit) => `${hit.path}#${hit.span.start}`);
+        expect(await only('hidden/h00.md', 500)).toEqual(brute((id) => id.startsWith('hidden/h00.md#'), 500));
+      });
+
       it('answers the exact top k of many vectors, as a brute-force ranking does', async () => {
         const dimension = 8;
         await store.vectors.ensureModel('random-8d', dimension);

@@ -3,13 +3,16 @@
  * table per model (vector-schema.ts). A query is sqlite-vec's own KNN (an exact scan of the
  * model's vectors, filtered by host partition and chunk ids before ranking), joined with the
  * spans and paths of the k hits it returns — nothing more, so it stays within a small factor of
- * a bare vec0 query (bench/vector.mjs). Writes of one entry are one transaction.
+ * a bare vec0 query (bench/vector.mjs). A query with search scopes tests them on a few more
+ * candidates than k and scans again with them as a filter only when those cannot decide
+ * (#scopedQuery). Writes of one entry are one transaction.
  */
 import type Database from 'better-sqlite3';
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { HostRef } from '../types.js';
 import { checkChunks, checkDimension, checkK, checkModelId, checkVector, vectorBytes } from '../vector-input.js';
 import { RECORD_COLUMNS, RECORD_FROM, checkExpectation, pageLimit, toVectorEntry, type EntryContentRow, type VectorEntryRow } from '../vector-rows.js';
+import type { HostSearchScope } from '../search-scope.js';
 import type {
   PendingEntry,
   PendingQuery,
@@ -48,6 +51,8 @@ export class SqliteVectorStore implements VectorStore {
   readonly #s: ReturnType<typeof prepareStatements>;
   /** Per model id: its vector insert and its four query shapes (with or without host and entry filters). */
   readonly #perModel = new Map<number, { insert: Statement; queries: Map<string, Statement> }>();
+  /** Scoped query statements by SQL text, least recently used first. */
+  readonly #scopedStatements = new Map<string, Statement>();
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
@@ -227,15 +232,42 @@ export class SqliteVectorStore implements VectorStore {
       const params: Named = { vector: vectorBytes(vector), k };
       if (query.hostIds !== undefined) params['hosts'] = JSON.stringify(query.hostIds);
       if (query.entryIds !== undefined) params['entries'] = JSON.stringify(query.entryIds);
-      if (query.scopes !== undefined) {
-        // The scopes' SQL differs with their values' shapes, so it is prepared per call (not cached).
-        params['scopeHosts'] = JSON.stringify(query.scopes.map((scope) => scope.hostId));
-        const scoped = `AND host_id IN (SELECT value FROM json_each(@scopeHosts))
-          AND rowid IN (SELECT c.id FROM vector_chunks c JOIN catalog_entries e ON e.id = c.entry_id WHERE c.model_id = ${model.id} AND ${scopesSql(query.scopes, sqliteDialect(params))})`;
-        return (this.#db.prepare(querySql(model.id, shape, scoped)).all(params) as HitRow[]).map(toHit);
-      }
+      if (query.scopes !== undefined) return this.#scopedQuery(model.id, shape, params, query.scopes, k).map(toHit);
       return (this.#query(model.id, shape).all(params) as HitRow[]).map(toHit);
     });
+  }
+
+  /**
+   * The k nearest chunks within the scopes. First the nearest `candidateK(k)` per scoped host
+   * (one scan, as a bare KNN), with the scopes tested on those candidates only; that answer is
+   * exact when k of them pass and the k-th is nearer than anything a host's cut could have left
+   * out, or when no host was cut at all. Otherwise (scopes that hide most of what is near) the
+   * scopes go into the scan as a chunk-id filter, which costs a pass over every scoped chunk.
+   */
+  #scopedQuery(modelId: number, shape: string, params: Named, scopes: readonly HostSearchScope[], k: number): HitRow[] {
+    // The scopes' SQL differs with their values' shapes, so it is prepared per call (not cached).
+    params['scopeHosts'] = JSON.stringify(scopes.map((scope) => scope.hostId));
+    const inScopes = scopesSql(scopes, sqliteDialect(params));
+    const scopedHosts = 'AND host_id IN (SELECT value FROM json_each(@scopeHosts))';
+    const wide = candidateK(k);
+    const candidates = this.#prepared(candidatesSql(modelId, shape, scopedHosts, inScopes)).all({ ...params, k: wide }) as CandidateRow[];
+    const decided = fromCandidates(candidates, k, wide);
+    if (decided !== undefined) return decided;
+    const filtered = `${scopedHosts} AND rowid IN (SELECT c.id FROM vector_chunks c JOIN catalog_entries e ON e.id = c.entry_id WHERE c.model_id = ${modelId} AND ${inScopes})`;
+    return this.#prepared(querySql(modelId, shape, filtered)).all(params) as HitRow[];
+  }
+
+  /** A statement for SQL built per call: scopes of the same shapes give the same text, so the last few are kept. */
+  #prepared(sql: string): Statement {
+    let statement = this.#scopedStatements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      if (this.#scopedStatements.size >= SCOPED_STATEMENTS_KEPT) this.#scopedStatements.delete(this.#scopedStatements.keys().next().value!);
+    } else {
+      this.#scopedStatements.delete(sql);
+    }
+    this.#scopedStatements.set(sql, statement);
+    return statement;
   }
 
   /** The registered model. Throws `invalid_argument` when it is not registered. */
@@ -290,6 +322,66 @@ function querySql(modelId: number, shape: string, more: string): string {
          JOIN hosts h ON h.id = c.host_id
          JOIN networks n ON n.id = h.network_id
          ORDER BY knn.distance, knn.chunk_id LIMIT @k`;
+}
+
+/**
+ * Candidates asked of each scoped host before the scopes are tested: enough that a few hidden
+ * chunks near the query rarely force the exact pass, few enough that the scan costs about what a
+ * bare top-k does (sqlite-vec's top 64 of 100,000 costs about a fifth more than its top 10).
+ */
+function candidateK(k: number): number {
+  return Math.min(SQLITE_VEC_MAX_K, 2 * k + 8);
+}
+
+/** How many scoped query statements are kept prepared. */
+const SCOPED_STATEMENTS_KEPT = 32;
+
+/** sqlite-vec refuses a larger k. */
+const SQLITE_VEC_MAX_K = 4096;
+
+/** The model's nearest `@k` chunks per host the shape and `hosts` name, each with whether it is a hit within `inScopes`. */
+function candidatesSql(modelId: number, shape: string, hosts: string, inScopes: string): string {
+  const entries = shape.includes('e') ? `AND rowid IN (SELECT id FROM vector_chunks WHERE model_id = ${modelId} AND entry_id IN (SELECT value FROM json_each(@entries)))` : '';
+  const named = shape.includes('h') ? 'AND host_id IN (SELECT value FROM json_each(@hosts))' : '';
+  return `WITH knn AS MATERIALIZED (SELECT rowid AS chunk_id, distance, host_id AS partition FROM ${modelTable(modelId)} WHERE embedding MATCH @vector AND k = @k ${named} ${entries} ${hosts})
+         SELECT knn.chunk_id, knn.distance, knn.partition, c.entry_id, c.host_id, c.span_start, c.span_end, e.path, n.slug AS network, h.slug AS host, v.content_key,
+           (v.entry_id IS NOT NULL AND n.id IS NOT NULL AND ${inScopes}) AS hit
+         FROM knn
+         LEFT JOIN vector_chunks c ON c.id = knn.chunk_id
+         LEFT JOIN vector_entries v ON v.entry_id = c.entry_id AND v.model_id = c.model_id AND v.state = 'indexed'
+         LEFT JOIN catalog_entries e ON e.id = c.entry_id
+         LEFT JOIN hosts h ON h.id = c.host_id
+         LEFT JOIN networks n ON n.id = h.network_id
+         ORDER BY knn.distance, knn.chunk_id`;
+}
+
+interface CandidateRow extends HitRow {
+  partition: number;
+  hit: number | null;
+}
+
+/**
+ * The top k hits from the candidates, or undefined when they cannot be known from them: a host
+ * that returned all `wide` it was asked for may hold more at its last distance or beyond, so a
+ * hit is certain only when it is strictly nearer than every such host's last candidate.
+ */
+function fromCandidates(candidates: readonly CandidateRow[], k: number, wide: number): HitRow[] | undefined {
+  const perHost = new Map<number, { count: number; last: number }>();
+  for (const row of candidates) {
+    const seen = perHost.get(row.partition) ?? { count: 0, last: -Infinity };
+    perHost.set(row.partition, { count: seen.count + 1, last: Math.max(seen.last, row.distance) });
+  }
+  let bound = Infinity;
+  for (const { count, last } of perHost.values()) if (count >= wide) bound = Math.min(bound, last);
+  const hits: HitRow[] = [];
+  for (const row of candidates) {
+    if (row.hit !== 1) continue;
+    if (row.distance >= bound) return undefined;
+    const { partition: _partition, hit: _hit, ...hitRow } = row;
+    hits.push(hitRow);
+    if (hits.length === k) return hits;
+  }
+  return bound === Infinity ? hits : undefined;
 }
 
 interface HitRow {
