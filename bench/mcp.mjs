@@ -14,6 +14,14 @@
 //                       reference's `list_directory_with_sizes`
 //   read L MiB          one large text file whole (inseam in pages of 4 MiB, continuing with nextOffset;
 //                       the reference in one reply, which carries the text twice)
+//   read 10 at a time   the small files, 10 paths a call (inseam `read` with `addresses`,
+//                       reference `read_multiple_files`)
+//   tree                a nested folder (5 × 5 × 20 files), 3 levels (inseam `tree`, reference
+//                       `directory_tree`, which has no depth bound and goes all the way)
+//   edit                one exact-text replacement in a 1 KiB file ×100, each server on a file of its
+//                       own (inseam `edit`, reference `edit_file`; both answer a diff)
+//   move                a file renamed there and back ×100, each server on a file of its own
+//                       (inseam `move`, reference `move_file`)
 // Rounds interleave the two servers (inseam, reference, inseam, …) and the median counts.
 // Reply bytes are the JSON-RPC result as the client received it.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -45,6 +53,14 @@ async function buildFixture(root) {
   const writes = [];
   for (let index = 0; index < fileCount; index += 1) writes.push(writeFile(join(root, 'small', `note-${String(index).padStart(5, '0')}.txt`), smallText(index)));
   for (let index = 0; index < bigCount; index += 1) writes.push(writeFile(join(root, 'many', `f-${String(index).padStart(6, '0')}.txt`), 'x'));
+  for (let a = 0; a < 5; a += 1) {
+    for (let b = 0; b < 5; b += 1) {
+      await mkdir(join(root, 'nested', `a${a}`, `b${b}`), { recursive: true });
+      for (let f = 0; f < 20; f += 1) writes.push(writeFile(join(root, 'nested', `a${a}`, `b${b}`, `f${f}.txt`), 'x'));
+    }
+  }
+  await mkdir(join(root, 'changes'), { recursive: true });
+  for (const server of ['inseam', 'reference']) writes.push(writeFile(join(root, 'changes', `${server}-edit.txt`), smallText(1).replace(/^\S+/, 'marker-0')), writeFile(join(root, 'changes', `${server}-move-0.txt`), 'moved\n'));
   const line = `${'large text line '.repeat(6)}\n`;
   writes.push(writeFile(join(root, 'large.txt'), line.repeat(Math.ceil((largeMiB * 1024 * 1024) / line.length))));
   await Promise.all(writes);
@@ -56,7 +72,8 @@ async function inseamData(dataDir, folder) {
   const platform = await openPlatform({ dataDir, env: {} });
   try {
     await platform.networks.init('bench');
-    await platform.networks.addHost({ network: 'bench', slug: 'files', kind: 'fs', config: { root: folder } });
+    // Writable for the edit and move cases; a person (`--user`) holds the tree's rights, no grant needed.
+    await platform.networks.addHost({ network: 'bench', slug: 'files', kind: 'fs', config: { root: folder }, writable: true });
   } finally {
     await platform.close();
   }
@@ -100,6 +117,14 @@ function drivers(folder) {
       // Names only, as the reference's plain listing: `detail: 'names'` skips the stat per entry.
       list: (client, dir) => listPages(client, dir, { detail: 'names' }),
       listSized: (client, dir) => listPages(client, dir, {}),
+      readMany: async (client, names) => bytesOf(check(await client.callTool({ name: 'read', arguments: { addresses: names.map((name) => `files://small/${name}`) } }), 'read several')),
+      tree: async (client, dir) => {
+        const result = check(await client.callTool({ name: 'tree', arguments: { address: `files://${dir}`, depth: 3 } }), `tree ${dir}`);
+        return { items: result.structuredContent.entries, bytes: bytesOf(result) };
+      },
+      edit: async (client, from, to) =>
+        bytesOf(check(await client.callTool({ name: 'edit', arguments: { address: 'files://changes/inseam-edit.txt', edits: [{ oldText: from, newText: to }] } }), 'edit')),
+      move: async (client, from, to) => bytesOf(check(await client.callTool({ name: 'move', arguments: { from: `files://changes/inseam-${from}`, to: `files://changes/inseam-${to}` } }), 'move')),
     },
     reference: {
       read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, 'small', name) } }), `read ${name}`)),
@@ -117,6 +142,15 @@ function drivers(folder) {
         const result = check(await client.callTool({ name: 'list_directory_with_sizes', arguments: { path: join(folder, dir) } }), `list ${dir}`);
         return { items: result.content[0].text.split('\n').filter((line) => /^\[(FILE|DIR)\]/.test(line)).length, bytes: bytesOf(result) };
       },
+      readMany: async (client, names) => bytesOf(check(await client.callTool({ name: 'read_multiple_files', arguments: { paths: names.map((name) => join(folder, 'small', name)) } }), 'read several')),
+      tree: async (client, dir) => {
+        const result = check(await client.callTool({ name: 'directory_tree', arguments: { path: join(folder, dir) } }), `tree ${dir}`);
+        return { items: countJsonTree(JSON.parse(result.content[0].text)), bytes: bytesOf(result) };
+      },
+      edit: async (client, from, to) =>
+        bytesOf(check(await client.callTool({ name: 'edit_file', arguments: { path: join(folder, 'changes', 'reference-edit.txt'), edits: [{ oldText: from, newText: to }] } }), 'edit')),
+      move: async (client, from, to) =>
+        bytesOf(check(await client.callTool({ name: 'move_file', arguments: { source: join(folder, 'changes', `reference-${from}`), destination: join(folder, 'changes', `reference-${to}`) } }), 'move')),
     },
   };
   return { ...servers, smallNames };
@@ -134,6 +168,30 @@ async function listPages(client, dir, options) {
     cursor = result.structuredContent.cursor;
   } while (cursor !== undefined);
   return { items, bytes };
+}
+
+/** Entries in the reference's JSON tree. */
+function countJsonTree(nodes) {
+  return nodes.reduce((total, node) => total + 1 + (node.children === undefined ? 0 : countJsonTree(node.children)), 0);
+}
+
+async function readBatches(driver, client, names, size) {
+  let bytes = 0;
+  for (let start = 0; start < names.length; start += size) bytes += await driver.readMany(client, names.slice(start, start + size));
+  return { items: names.length, bytes };
+}
+
+/** `count` edits, each turning marker-i into marker-(i+1), so every one finds its text exactly once. */
+async function edits(driver, client, count, state) {
+  let bytes = 0;
+  for (let i = 0; i < count; i += 1, state.edit += 1) bytes += await driver.edit(client, `marker-${state.edit}`, `marker-${state.edit + 1}`);
+  return { items: count, bytes };
+}
+
+async function moves(driver, client, count, state) {
+  let bytes = 0;
+  for (let i = 0; i < count; i += 1, state.move += 1) bytes += await driver.move(client, `move-${state.move}.txt`, `move-${state.move + 1}.txt`);
+  return { items: count, bytes };
 }
 
 async function readSequential(driver, client, names) {
@@ -177,8 +235,14 @@ async function main() {
     { name: `list ${fileCount} entries with sizes ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.listSized(client, 'small'))) },
     { name: `list ${bigCount} entries with sizes ×5`, unit: 'entries', run: async (driver, client) => sum(await repeat(5, () => driver.listSized(client, 'many'))) },
     { name: `read a ${largeMiB} MiB text file whole`, unit: 'bytes', run: (driver, client) => driver.whole(client, 'large.txt') },
+    { name: `read 1 KiB ×${fileCount}, 10 paths a call`, unit: 'files', run: (driver, client) => readBatches(driver, client, smallNames, 10) },
+    { name: 'tree of 5×5×20 files, 3 levels', unit: 'entries', run: (driver, client) => driver.tree(client, 'nested') },
+    { name: 'edit one line of a 1 KiB file ×100', unit: 'calls', run: (driver, client, state) => edits(driver, client, 100, state) },
+    { name: 'move a file ×100', unit: 'calls', run: (driver, client, state) => moves(driver, client, 100, state) },
   ];
   const results = [];
+  // Where each server's edit and move cases have got to: the file's marker and name change each call.
+  const state = { inseam: { edit: 0, move: 0 }, reference: { edit: 0, move: 0 } };
   try {
     for (const benchCase of cases) {
       const times = { inseam: [], reference: [] };
@@ -187,7 +251,7 @@ async function main() {
       for (let round = 0; round <= rounds; round += 1) {
         for (const server of ['inseam', 'reference']) {
           const started = performance.now();
-          const done = await benchCase.run(servers[server], clients[server]);
+          const done = await benchCase.run(servers[server], clients[server], state[server]);
           const ms = performance.now() - started;
           if (round > 0) times[server].push(ms);
           outcome[server] = done;
