@@ -95,6 +95,8 @@ function expectNoServer(run: Traced): void {
   const packages = packagesOf(run.loaded);
   for (const name of SERVER_PACKAGES) expect(packages.has(name), `${name} was loaded`).toBe(false);
   for (const prefix of SERVER_MODULES) expect(run.loaded.filter((path) => path.startsWith(prefix)), `src/${prefix} was loaded`).toEqual([]);
+  // The compliance harness and its corpus of broken connectors are the trial's, never a read's.
+  expect(run.loaded.filter((path) => /package-system\/(src|dist)\/testing\//.test(path)), 'the compliance harness was loaded').toEqual([]);
 }
 
 beforeAll(async () => {

@@ -55,7 +55,7 @@ import {
 import type { Entry } from '@inseam/connector';
 import type { PermissionTree } from '@neuralis/package-system/contracts';
 import { getConnectorBindingProvenance } from '@neuralis/package-system/loader';
-import { assertCapability, guardedCall } from '@neuralis/package-system/testing';
+import { assertCapability, guardedCall } from '@neuralis/package-system/dispatch';
 import { addressFromSourceUri, addressToSourceUri, createAddress, formatAddress, type Address } from '../address/index.js';
 import { SANDBOX_PACKAGE_ID } from '../sandbox/index.js';
 import { DEFAULT_SEARCH_MODE, type SearchMode, type SearchPage } from '../search/index.js';

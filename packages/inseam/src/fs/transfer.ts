@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError, hasErrorCode, type ConnectorCapability, type ConnectorEntry, type ConnectorPort } from '@neuralis/package-system/contracts';
-import { guardedCall } from '@neuralis/package-system/testing';
+import { guardedCall } from '@neuralis/package-system/dispatch';
 
 /** Every entry below `uri` (not `uri` itself), folders included; memory grows with the folders still to list, not with the tree. */
 export async function* entriesBelow(port: ConnectorPort, capabilities: ReadonlySet<ConnectorCapability>, uri: string): AsyncGenerator<ConnectorEntry> {

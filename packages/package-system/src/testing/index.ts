@@ -36,8 +36,8 @@ export type {
   ExpectedError,
   RunCheckOptions,
 } from './checks.js';
-export { assertCapability, guardedCall, PORT_OPERATIONS, OPERATION_CAPABILITY } from './guard.js';
-export type { PortOperation, PortOperationSignatures, CapabilitySet } from './guard.js';
+export { assertCapability, guardedCall, PORT_OPERATIONS, OPERATION_CAPABILITY } from '../dispatch/guard.js';
+export type { PortOperation, PortOperationSignatures, CapabilitySet } from '../dispatch/guard.js';
 export { isInlineBinaryMime } from '../contracts/index.js';
 export { SAMPLE_BODIES, PNG_1X1, sampleBodyFor } from './samples.js';
 export type { SampleBody } from './samples.js';

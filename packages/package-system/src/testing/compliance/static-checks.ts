@@ -12,8 +12,8 @@ import {
 } from '../../contracts/index.js';
 import type { ConnectorCapability, ErrorDetails } from '../../contracts/index.js';
 import { describeError, describeValue, ensure, expectErrorCode, fail, skip } from '../checks.js';
-import { OPERATION_CAPABILITY, PORT_OPERATIONS, guardedCall } from '../guard.js';
-import type { PortOperation } from '../guard.js';
+import { OPERATION_CAPABILITY, PORT_OPERATIONS, guardedCall } from '../../dispatch/guard.js';
+import type { PortOperation } from '../../dispatch/guard.js';
 import { MARKER, childUri, settle } from './context.js';
 import type { ComplianceCheck, ComplianceContext } from './context.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionContext } from '../contracts/index.js';
 import { assertCapability, guardedCall } from './guard.js';
-import { createMemoryConnector } from './memory/memory-connector.js';
+import { createMemoryConnector } from '../testing/memory/memory-connector.js';
 
 const session: SessionContext = { userId: 'u', projectId: 'p', features: new Set() };
 
