@@ -62,4 +62,16 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // The sandbox prelude: a script QuickJS evaluates with the language's globals only (no Node,
+    // no DOM), so `no-undef` catches a polyfill that leans on something the sandbox lacks. Its
+    // types are checked by `tsc -p packages/inseam/quickjs` from JSDoc.
+    files: ['packages/inseam/quickjs/*.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { ecmaVersion: 2023, sourceType: 'script', globals: {} },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
 );
