@@ -1,8 +1,8 @@
 // machine: the machine kind over SSH against rclone's sftp backend on the same private sshd
 // (Debian's OpenSSH on 127.0.0.1, its own host and client keys), side by side in one run:
 // listing 10,000 small files in a tree (the port's walk() against `rclone lsjson -R`) and reading
-// a 1 GiB file (the port's readStream() against `rclone cat`, and `ssh … cat` as the floor of
-// what the server and the cipher alone cost).
+// a 1 GiB file (the port's readStream() against `rclone cat`, `ssh … cat` as the floor of what
+// the server and the cipher alone cost, and ssh2's own fastGet as the floor of the client library).
 //
 //   node bench/machine.mjs [--rounds N] [--count N] [--bytes N]
 //
@@ -64,6 +64,36 @@ const CASES = {
     });
     port.dispose();
   },
+  // The library floor: ssh2 alone (the client the machine kind is built on), with the same
+  // handshake and its own pipelined download (fastGet: 64 requests of 32 KiB in flight) to
+  // /dev/null, and nothing of inseam.
+  async ssh2(json) {
+    const target = JSON.parse(json);
+    const { Client } = await import('ssh2');
+    const privateKey = readFileSync(target.keyFile, 'utf8');
+    await childCase(
+      () =>
+        new Promise((resolve, reject) => {
+          const client = new Client();
+          client.once('error', reject);
+          client.once('ready', () => {
+            client.sftp((error, sftp) => {
+              if (error) return reject(error);
+              const remote = `${target.root}/${target.file}`;
+              sftp.stat(remote, (statError, attrs) => {
+                if (statError) return reject(statError);
+                sftp.fastGet(remote, '/dev/null', { concurrency: 64, chunkSize: 32 * 1024 }, (getError) => {
+                  client.end();
+                  if (getError) reject(getError);
+                  else resolve(attrs.size);
+                });
+              });
+            });
+          });
+          client.connect({ host: '127.0.0.1', port: target.port, username: target.username, privateKey });
+        }),
+    );
+  },
   async start() {
     await import('@inseam/connector-machine');
     return childCase(async () => 0);
@@ -106,6 +136,7 @@ function readCases(sshd, file, bytes) {
   const whole = { expect: bytes };
   return [
     nodeCase('inseam machine port readStream()', script, 'read', [target], whole),
+    nodeCase('ssh2 fastGet to /dev/null (library floor)', script, 'ssh2', [target], whole),
     commandCase('rclone cat (sftp)', 'rclone', ['cat', `bench:${file}`], { env: rcloneEnv(sshd), count: bytes, short: 'rclone cat' }),
     commandCase('ssh … cat file (server floor)', 'ssh', [...sshArgs(sshd), 'cat', file], { count: bytes, short: 'ssh cat' }),
   ];
