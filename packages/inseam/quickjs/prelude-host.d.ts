@@ -18,6 +18,10 @@ interface PreludeHost {
   /** `[name, value]` pairs as JSON. */
   formParse(text: string): string;
   formSerialize(pairsJson: string): string;
+  /** `{ resolved }` without an epoch, `{ parts }` with one, or `{ error }` (src/sandbox/intl.ts). */
+  dateTimeFormat(optionsJson: string, epoch?: number): string;
+  /** The IANA time zones, as a JSON array. */
+  timeZones(): string;
 }
 
 /** What the prelude returns: the sandbox process's two ways in. */

@@ -1587,11 +1587,91 @@ function prelude(host, MAX_CHUNK, WINDOW, BASE) {
     }
   }
 
+  // ---- Intl.DateTimeFormat (answered by the sandbox process's ICU: IANA zones, DST) ---------------
+  // QuickJS has no Intl. This one formats in en-US only, Gregorian, Latin digits; the default time
+  // zone is UTC. Enough to turn a calendar's local time into an instant and back (docs/connectors/
+  // authoring.md shows how).
+  const DTF_OPTIONS = ['timeZone', 'hour12', 'hourCycle', 'weekday', 'era', 'year', 'month', 'day', 'dayPeriod',
+    'hour', 'minute', 'second', 'fractionalSecondDigits', 'timeZoneName', 'dateStyle', 'timeStyle'];
+  /** @param {string} text */
+  function dtfAnswer(text) {
+    const answer = parse(text);
+    if (answer.error !== undefined) throw new RangeError(answer.error);
+    return answer;
+  }
+  /** @param {any} value */
+  function epochOf(value) {
+    const ms = value === undefined ? Date.now() : Number(value instanceof Date ? value.getTime() : value);
+    if (!isFinite(ms)) throw new RangeError('Invalid time value');
+    return ms;
+  }
+  class DateTimeFormat {
+    /**
+     * @param {any} [_locales] ignored: the sandbox formats in en-US
+     * @param {any} [options]
+     */
+    constructor(_locales, options) {
+      /** @type {Record<string, string | number | boolean>} */
+      const picked = {};
+      if (options !== undefined) {
+        if (options === null || (typeof options !== 'object' && typeof options !== 'function')) throw new TypeError('Intl.DateTimeFormat options must be an object.');
+        for (const key of DTF_OPTIONS) {
+          const value = options[key];
+          if (value === undefined) continue;
+          picked[key] = typeof value === 'boolean' || typeof value === 'number' ? value : String(value);
+        }
+      }
+      const text = stringify(picked);
+      this[S] = { text, resolved: dtfAnswer(host.dateTimeFormat(text)).resolved, bound: null };
+    }
+    /** @param {any} [date] */
+    formatToParts(date) {
+      return dtfAnswer(host.dateTimeFormat(this[S].text, epochOf(date))).parts;
+    }
+    get format() {
+      const internal = this[S];
+      // V8's format (not its formatToParts) writes U+202F before AM/PM as a plain space, for the
+      // web's sake; so does this one.
+      if (internal.bound === null) internal.bound = (/** @type {any} */ date) => this.formatToParts(date).map((/** @type {any} */ part) => part.value).join('').replace(/\u202f/g, ' ');
+      return internal.bound;
+    }
+    resolvedOptions() { return Object.assign({}, this[S].resolved); }
+    static supportedLocalesOf() { return ['en-US']; }
+  }
+  const Intl = {
+    DateTimeFormat,
+    /** @param {string} key */
+    supportedValuesOf(key) {
+      if (key !== 'timeZone') throw new RangeError('Intl.supportedValuesOf: the sandbox lists "timeZone" values only.');
+      return parse(host.timeZones());
+    },
+  };
+  // With options, Date's locale strings go through the same formatter (QuickJS's ignore them).
+  /**
+   * @param {string} name
+   * @param {Record<string, string>} defaults
+   */
+  function localeString(name, defaults) {
+    const original = Date.prototype[name];
+    Object.defineProperty(Date.prototype, name, {
+      value: /** @this {Date} */ function (/** @type {any} */ locales, /** @type {any} */ options) {
+        if (options === undefined) return apply(original, this, []);
+        const given = Object.assign({}, options);
+        if (!DTF_OPTIONS.some((key) => key !== 'timeZone' && key !== 'hour12' && key !== 'hourCycle' && given[key] !== undefined)) Object.assign(given, defaults);
+        return new DateTimeFormat(locales, given).format(this);
+      },
+      writable: true, configurable: true, enumerable: false,
+    });
+  }
+  localeString('toLocaleString', { year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  localeString('toLocaleDateString', { year: 'numeric', month: 'numeric', day: 'numeric' });
+  localeString('toLocaleTimeString', { hour: 'numeric', minute: 'numeric', second: 'numeric' });
+
   const globals = {
     DOMException, Event, EventTarget, AbortController, AbortSignal, TextEncoder, TextDecoder, URL, URLSearchParams,
     Headers, Request, Response, ReadableStream, ReadableStreamDefaultReader, ReadableStreamDefaultController,
     WritableStream, WritableStreamDefaultWriter, WritableStreamDefaultController, fetch, atob, btoa, console,
-    setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
+    setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask, Intl,
   };
   for (const key of Object.keys(globals)) {
     Object.defineProperty(G, key, { value: globals[key], writable: true, configurable: true, enumerable: false });

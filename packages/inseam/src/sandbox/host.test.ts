@@ -346,7 +346,7 @@ describe('watch and webhook', () => {
 });
 
 describe('the sandbox process', () => {
-  it('holds no credential: its environment is empty but for the IPC channel', async () => {
+  it('holds no credential: its environment is empty but for the IPC channel and TZ=UTC', async () => {
     process.env['INSEAM_MASTER_KEY'] = 'secret-master-key';
     process.env['AWS_SECRET_ACCESS_KEY'] = 'secret-aws-key';
     const isolated = new SandboxHost();
@@ -354,7 +354,7 @@ describe('the sandbox process', () => {
       const connector = await isolated.load({ source: connectorModule('async list() { return { entries: [] }; }'), label: 'env', egress: passthroughEgress() });
       await connector.list();
       const environ = readFileSync(`/proc/${isolated.pid}/environ`, 'utf8').split('\0').filter((line) => line !== '');
-      expect(environ.filter((line) => !line.startsWith('NODE_CHANNEL_'))).toEqual([]);
+      expect(environ.filter((line) => !line.startsWith('NODE_CHANNEL_'))).toEqual(['TZ=UTC']);
       expect(environ.join('\n')).not.toMatch(/secret|INSEAM|AWS/);
     } finally {
       delete process.env['INSEAM_MASTER_KEY'];

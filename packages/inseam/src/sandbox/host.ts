@@ -692,7 +692,7 @@ export class SandboxHost {
 }
 
 /**
- * Forks the sandbox process with an empty environment. From TypeScript sources (tests,
+ * Forks the sandbox process with an environment of TZ=UTC only. From TypeScript sources (tests,
  * development) the child's .ts files are compiled on load by source-hooks.mjs; a built package
  * runs dist/sandbox/child.js directly.
  */
@@ -703,7 +703,9 @@ function spawnSandbox(): ChildProcess {
   const hooks = new URL('./source-hooks.mjs', here).href;
   const execArgv = fromSource ? ['--import', `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`] : [];
   return fork(entry, [], {
-    env: {},
+    // Nothing of the platform's environment; TZ=UTC so a module's local-time Date methods answer
+    // in UTC on every deployment instead of telling it the host's time zone.
+    env: { TZ: 'UTC' },
     execArgv,
     cwd: dirname(entry),
     serialization: 'advanced',

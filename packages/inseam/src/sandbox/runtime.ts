@@ -17,6 +17,7 @@
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
 import { encodeBinaryJson, planBinaryJson, type BinaryPlan } from './binary-json.js';
 import { jsonTextToBinary } from './json-text.js';
+import { dateTimeFormatAnswer, supportedTimeZones } from './intl.js';
 import { PRELUDE_SOURCE } from './prelude.js';
 import { cursorInOutcome, listCallOf, nextPageSpec, ReadAheads, type ListCall } from './read-ahead.js';
 import {
@@ -461,6 +462,10 @@ export class ModuleInstance {
       return context.newString(urlRecord(url));
     });
     define('formParse', (textH) => context.newString(JSON.stringify([...new URLSearchParams(stringArg(context, textH, 'text'))])));
+    define('dateTimeFormat', (optionsH, epochH) =>
+      context.newString(dateTimeFormatAnswer(stringArg(context, optionsH, 'options'), epochH === undefined || context.typeof(epochH) === 'undefined' ? undefined : numberArg(context, epochH, 'epoch'))),
+    );
+    define('timeZones', () => context.newString(supportedTimeZones()));
     define('formSerialize', (pairsH) => {
       const pairs: unknown = JSON.parse(stringArg(context, pairsH, 'pairs'));
       if (!Array.isArray(pairs) || !pairs.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string')) {
