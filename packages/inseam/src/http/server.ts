@@ -29,6 +29,7 @@ import type { Platform } from '../platform/index.js';
 import { authenticate, callerOf, networkOf } from './auth.js';
 import { clientErrorAnswer, handleError, HttpError } from './errors.js';
 import { parseJsonBody } from './json-body.js';
+import { compiledOnFirstUse } from './lazy-validator.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
 import { isMcpPath, requestGuard } from './origins.js';
 import { registerRoutes, type ApiServices, type RouteSpec } from './route.js';
@@ -78,7 +79,7 @@ export interface HttpServerOptions {
 }
 
 /** Ajv as Fastify configures it, but never removing a misspelt field (it is refused) and never coercing a body. */
-const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, addUsedSchema: false, coerceTypes: false };
+export const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, addUsedSchema: false, coerceTypes: false };
 
 /** Requests whose answer is a stream that lasts as long as the client wants: the MCP endpoint's GET (server-sent events). Shutdown does not wait for them. */
 function isEventStream(request: FastifyRequest): boolean {
@@ -123,7 +124,7 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
   const { Ajv } = await import('ajv');
   const bodies = new Ajv(AJV_OPTIONS);
   const texts = new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' });
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies : texts).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse(httpPart === 'body' ? bodies : texts, schema));
   // JSON only: a text/plain body (Fastify reads one by default) is 415 like any other type.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
