@@ -564,23 +564,27 @@ export function browseView(ctx, params) {
 
   async function showFolder(node, host, path, token) {
     const hostInfo = hosts.find((item) => item.slug === host);
+    const folderAddress = node?.address ?? addressOf(session.network, host, path);
     let children = [];
     let folderSource = 'live';
+    // Without a tree node the view keeps its own cursor, so every page of the folder is reachable here too.
+    let cursor = null;
     try {
       if (node) {
         children = await loadChildren(node);
         folderSource = node.source;
       } else {
-        const page = await api.get(`/v1/fs/list${query({ address: addressOf(session.network, host, path), limit: PAGE_SIZE })}`);
+        const page = await api.get(`/v1/fs/list${query({ address: folderAddress, limit: PAGE_SIZE })}`);
         children = page.entries.map((entry) => ({ entry, path: entry.path, name: entry.name, type: entry.type }));
         folderSource = page.source;
+        cursor = page.cursor ?? null;
       }
     } catch (error) {
       if (token === generation) replace(detail, crumbs(host, path), errorBlock(error, 'This folder could not be listed'));
       return;
     }
     if (token !== generation) return;
-    const rows = children.map((child) =>
+    const rowOf = (child) =>
       h(
         'tr',
         {},
@@ -588,13 +592,47 @@ export function browseView(ctx, params) {
         h('td', { class: 'num', text: child.type === 'directory' ? '—' : bytes(child.entry.size) }),
         h('td', { class: 'muted nowrap', text: child.entry.mtime ? ago(child.entry.mtime) : '—' }),
         h('td', { class: 'muted mono small', text: child.type === 'directory' ? 'folder' : (child.entry.mime ?? '') }),
-      ),
-    );
+      );
+    const hasMore = () => (node ? node.cursor !== null : cursor !== null);
+    const shown = children.length;
+    const count = h('p', { class: 'muted small folder-count' });
+    const tbody = h('tbody', {}, children.map(rowOf));
+    const more = h('button', { type: 'button', class: 'btn load-more-rows' }, 'Show more entries');
+    let total = shown;
+    const refreshCount = () => {
+      count.textContent = `${plural(total, 'entry', 'entries')}${hasMore() ? ' shown; more below' : ''}`;
+      more.hidden = !hasMore();
+    };
+    more.addEventListener('click', async () => {
+      more.disabled = true;
+      try {
+        let next;
+        if (node) {
+          const before = node.children.length;
+          next = (await loadChildren(node, true)).slice(before);
+        } else {
+          const page = await api.get(`/v1/fs/list${query({ address: folderAddress, limit: PAGE_SIZE, cursor })}`);
+          next = page.entries.map((entry) => ({ entry, path: entry.path, name: entry.name, type: entry.type }));
+          cursor = page.cursor ?? null;
+        }
+        if (token !== generation) return;
+        tbody.append(...next.map(rowOf));
+        total += next.length;
+        refreshCount();
+        // The first new row takes the focus, so a keyboard user carries on where the page grew.
+        tbody.children[total - next.length]?.querySelector('a')?.focus();
+      } catch (error) {
+        toast(error.message ?? 'The next entries could not be listed', 'error');
+      } finally {
+        more.disabled = false;
+      }
+    });
+    refreshCount();
     replace(
       detail,
       h(
         'article',
-        { class: 'entry folder', 'data-address': node?.address ?? addressOf(session.network, host, path) },
+        { class: 'entry folder', 'data-address': folderAddress },
         crumbs(host, path),
         h(
           'header',
@@ -604,10 +642,11 @@ export function browseView(ctx, params) {
           folderSource === 'catalog' ? chip('synced copy — host offline', 'amber') : null,
           path === '' && hostInfo ? chip(liveness(hostInfo).text, liveness(hostInfo).key === 'online' ? 'green' : liveness(hostInfo).key === 'unknown' ? 'neutral' : 'amber') : null,
         ),
-        h('p', { class: 'muted small' }, `${plural(children.length, 'entry', 'entries')}${node?.cursor ? ' shown; more in the tree' : ''}`),
+        count,
         children.length === 0
           ? emptyState('This folder is empty')
-          : h('table', { class: 'table files-table' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Name' }), h('th', { scope: 'col', class: 'num', text: 'Size' }), h('th', { scope: 'col', text: 'Modified' }), h('th', { scope: 'col', text: 'Type' }))), h('tbody', {}, rows)),
+          : h('div', { class: 'table-scroll' }, h('table', { class: 'table files-table' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Name' }), h('th', { scope: 'col', class: 'num', text: 'Size' }), h('th', { scope: 'col', text: 'Modified' }), h('th', { scope: 'col', text: 'Type' }))), tbody)),
+        children.length === 0 ? null : more,
       ),
     );
   }
