@@ -13,7 +13,7 @@ import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bigFile, manySmallFiles } from './lib/fixtures.mjs';
 import { busyWarning, childCase, commandCase, ensureBuilt, machineFacts, nodeCase, progress, roundsFromArgv, runCases, runScript, saveResults, table, wholeNumberOption } from './lib/measure.mjs';
-import { startBenchSshd } from './lib/sshd.mjs';
+import { startSshd } from '../connectors/machine/src/__fixtures__/sshd.mjs';
 
 const script = fileURLToPath(import.meta.url);
 const MiB = 1 << 20;
@@ -150,7 +150,7 @@ async function main(argv) {
   const machine = machineFacts();
   const tree = await manySmallFiles(count);
   const file = await bigFile(bytes);
-  const sshd = await startBenchSshd();
+  const sshd = await startSshd();
   try {
     const openssh = opensshVersion();
     console.log(`machine — ${machine.date}, ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.node}, load ${machine.loadAverageAtStart}, ${openssh}`);
@@ -164,7 +164,7 @@ async function main(argv) {
     console.log(table(read, { baselines: ['rclone cat (sftp)', 'ssh … cat file (server floor)'], countLabel: 'bytes' }));
     console.log(`\nraw results: ${await saveResults('machine', { benchmark: 'machine', machine, openssh, rounds, count, bytes, listed, read })}`);
   } finally {
-    await sshd.stop();
+    await sshd.close();
   }
 }
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { failedChecks, formatComplianceReport, runCompliance } from '@neuralis/package-system/testing';
 import { MACHINE_CONNECTOR_ENTRY } from './manifest.js';
 import { machinePort } from './__fixtures__/machine.js';
-import { startSshd } from './__fixtures__/sshd.js';
-import type { SshdFixture } from './__fixtures__/sshd.js';
+import { startSshd } from './__fixtures__/sshd.mjs';
+import type { SshdFixture } from './__fixtures__/sshd.mjs';
 import type { MachinePort } from './port.js';
 
 let sshd: SshdFixture;

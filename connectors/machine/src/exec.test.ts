@@ -9,8 +9,8 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXEC_SESSION, machinePort, until } from './__fixtures__/machine.js';
-import { startSshd } from './__fixtures__/sshd.js';
-import type { SshdFixture } from './__fixtures__/sshd.js';
+import { startSshd } from './__fixtures__/sshd.mjs';
+import type { SshdFixture } from './__fixtures__/sshd.mjs';
 import type { MachinePort } from './port.js';
 
 const TRICKY = "it's $(touch PWNED) `x` ; \"q\"";

@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { collect, machinePort } from './__fixtures__/machine.js';
-import { startSshd } from './__fixtures__/sshd.js';
-import type { SshdFixture } from './__fixtures__/sshd.js';
+import { startSshd } from './__fixtures__/sshd.mjs';
+import type { SshdFixture } from './__fixtures__/sshd.mjs';
 import type { MachinePort } from './port.js';
 
 let sshd: SshdFixture;

@@ -8,8 +8,8 @@ import { writeFileSync, chownSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMachinePort } from './factory.js';
 import { machineContext } from './__fixtures__/machine.js';
-import { startSshd } from './__fixtures__/sshd.js';
-import type { PasswordLogin, SshdFixture } from './__fixtures__/sshd.js';
+import { startSshd } from './__fixtures__/sshd.mjs';
+import type { PasswordLogin, SshdFixture } from './__fixtures__/sshd.mjs';
 import type { MachineSecret } from './connection.js';
 
 let sshd: SshdFixture;

@@ -10,8 +10,8 @@ import { PROBE_REASONS } from '@neuralis/package-system/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMachinePort } from './factory.js';
 import { collect, machineContext, machinePort, until } from './__fixtures__/machine.js';
-import { startSshd } from './__fixtures__/sshd.js';
-import type { SshdFixture } from './__fixtures__/sshd.js';
+import { startSshd } from './__fixtures__/sshd.mjs';
+import type { SshdFixture } from './__fixtures__/sshd.mjs';
 
 let sshd: SshdFixture;
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMachinePort } from './factory.js';
 import { scanHostKey } from './host-key.js';
 import { machineContext, until } from './__fixtures__/machine.js';
-import { startSshd } from './__fixtures__/sshd.js';
-import type { SshdFixture } from './__fixtures__/sshd.js';
+import { startSshd } from './__fixtures__/sshd.mjs';
+import type { SshdFixture } from './__fixtures__/sshd.mjs';
 
 let sshd: SshdFixture;
 beforeAll(async () => {

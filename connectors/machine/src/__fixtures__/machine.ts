@@ -2,7 +2,7 @@
 import type { ConnectorFactoryContext, SessionContext } from '@neuralis/package-system/contracts';
 import { createMachinePort } from '../factory.js';
 import type { MachinePort } from '../port.js';
-import type { SshdFixture } from './sshd.js';
+import type { SshdFixture } from './sshd.mjs';
 
 export function machineContext(sshd: SshdFixture, config: Record<string, unknown> = {}, source = 'box'): ConnectorFactoryContext {
   return {

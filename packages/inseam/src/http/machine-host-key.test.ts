@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { MACHINE_CREDENTIALS, MACHINE_PACKAGE_ID } from '@inseam/connector-machine';
-import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.js';
+import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.mjs';
 import { deploymentScope } from '../credentials/index.js';
 import { FEATURES } from '../platform/authorization.js';
 import { call, q, startApi, type Answer, type Api } from './__fixtures__/api.js';

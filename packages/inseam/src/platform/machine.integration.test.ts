@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MACHINE_CREDENTIALS, MACHINE_PACKAGE_ID } from '@inseam/connector-machine';
-import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.js';
+import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.mjs';
 import { deploymentScope } from '../credentials/index.js';
 import { callerOf } from '../fs/__fixtures__/fs-service.js';
 import { FsService } from '../fs/index.js';

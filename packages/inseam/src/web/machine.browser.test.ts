@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MACHINE_CREDENTIALS, MACHINE_PACKAGE_ID } from '@inseam/connector-machine';
-import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.js';
+import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.mjs';
 import { deploymentScope } from '../credentials/index.js';
 import { FEATURES } from '../platform/authorization.js';
 import { BROWSER_TEST_MS, eventually, go, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';

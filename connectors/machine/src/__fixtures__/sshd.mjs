@@ -1,5 +1,5 @@
 /**
- * A private OpenSSH server for the tests: Debian's sshd on a loopback port with its own host key,
+ * A private OpenSSH server for the tests and the machine benchmark (bench/machine.mjs): Debian's sshd on a loopback port with its own host key,
  * its own client key in its own authorized_keys, everything in a temp folder. It logs in as the
  * user the tests run as. As root, sshd wants its privilege-separation folder `/run/sshd`; PAM is
  * off (no system login stack) and StrictModes off (the keys sit under a temp folder).
@@ -11,48 +11,20 @@
  * With `{ passwordUser: true }` it also makes a throwaway system user with a random password (this
  * machine runs the tests as root, so `useradd` is there) whose home holds its own root folder, and
  * lets only that user log in with a password (`Match User`); `close()` deletes the user.
+ *
+ * Plain JavaScript (with sshd.d.mts beside it) so bench/ can use it without a build. sshd serves
+ * the machine's real files, so a client may read any folder the login may, not only `root`.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 
-/** A system user that may log in with a password only. */
-export interface PasswordLogin {
-  readonly username: string;
-  readonly password: string;
-  /** A folder the user owns, for the machine's root. */
-  readonly root: string;
-}
-
-export interface SshdFixture {
-  /** Real path of the temp folder; `root` and `outside` are below it. */
-  readonly base: string;
-  readonly port: number;
-  readonly username: string;
-  /** The client's private key (OpenSSH format). */
-  readonly privateKey: string;
-  /** The server's host key fingerprint, `SHA256:…` as ssh-keygen prints it. */
-  readonly fingerprint: string;
-  /** A folder the tests use as the machine's root. */
-  readonly root: string;
-  /** A folder beside the root, for escape attempts. */
-  readonly outside: string;
-  /** Only with `{ passwordUser: true }`. */
-  readonly passwordLogin?: PasswordLogin;
-  /** Replaces the host key (a changed machine, or a machine in the middle). */
-  rotateHostKey(): Promise<string>;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
-
 const SSHD = '/usr/sbin/sshd';
 
-async function freePort(): Promise<number> {
+async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -63,17 +35,17 @@ async function freePort(): Promise<number> {
   });
 }
 
-function keygen(file: string): void {
+function keygen(file) {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'inseam-test', '-f', file], { stdio: 'ignore' });
 }
 
-function fingerprintOf(publicKeyFile: string): string {
-  return execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', publicKeyFile], { encoding: 'utf8' }).split(' ')[1]!;
+function fingerprintOf(publicKeyFile) {
+  return execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', publicKeyFile], { encoding: 'utf8' }).split(' ')[1];
 }
 
-async function waitForPort(port: number, deadline: number): Promise<void> {
+async function waitForPort(port, deadline) {
   for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
+    const open = await new Promise((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port });
       socket.once('connect', () => {
         socket.destroy();
@@ -88,9 +60,9 @@ async function waitForPort(port: number, deadline: number): Promise<void> {
 }
 
 /** Every process named sshd whose ancestry leads to `pid` (the per-connection children). */
-function sshdDescendants(pid: number): number[] {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
+function sshdDescendants(pid) {
+  const parents = new Map();
+  const names = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -102,9 +74,9 @@ function sshdDescendants(pid: number): number[] {
       // Gone meanwhile.
     }
   }
-  const found: number[] = [];
+  const found = [];
   for (const [child] of parents) {
-    let at: number | undefined = child;
+    let at = child;
     while (at !== undefined && at > 1) {
       at = parents.get(at);
       if (at === pid) {
@@ -117,7 +89,7 @@ function sshdDescendants(pid: number): number[] {
 }
 
 /** Makes the throwaway user; its home (and root below it) sits in `base`, which others may now traverse. */
-function addPasswordUser(base: string): PasswordLogin {
+function addPasswordUser(base) {
   const username = `inseampw${randomBytes(4).toString('hex')}`;
   const password = randomBytes(18).toString('base64url');
   const hash = execFileSync('openssl', ['passwd', '-6', '-stdin'], { input: password, encoding: 'utf8' }).trim();
@@ -133,7 +105,8 @@ function addPasswordUser(base: string): PasswordLogin {
   return { username, password, root };
 }
 
-export async function startSshd(options: { readonly passwordUser?: boolean } = {}): Promise<SshdFixture> {
+/** @param {{ readonly passwordUser?: boolean }} [options] */
+export async function startSshd(options = {}) {
   const base = realpathSync(await mkdtemp(`${tmpdir()}/inseam-sshd-`));
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const hostKey = `${base}/host_ed25519`;
@@ -166,27 +139,33 @@ export async function startSshd(options: { readonly passwordUser?: boolean } = {
     ...(passwordLogin === undefined ? [] : [`Match User ${passwordLogin.username}`, '  PasswordAuthentication yes']),
   ].join('\n');
   writeFileSync(`${base}/sshd_config`, `${config}\n`);
-  let child: ChildProcess | undefined;
+  // For OpenSSH's own client and rclone, which check the host key against a file.
+  const knownHosts = `${base}/known_hosts`;
+  const writeKnownHosts = () =>
+    writeFileSync(knownHosts, `[127.0.0.1]:${port} ${readFileSync(`${hostKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+  writeKnownHosts();
+  /** @type {import('node:child_process').ChildProcess | undefined} */
+  let child;
 
-  const start = async (): Promise<void> => {
+  const start = async () => {
     if (child !== undefined) return;
     const started = spawn(SSHD, ['-D', '-e', '-f', `${base}/sshd_config`], { stdio: ['ignore', 'ignore', 'pipe'] });
     let errors = '';
-    started.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
+    started.stderr.on('data', (chunk) => (errors += chunk.toString('utf8')));
     child = started;
     try {
       await waitForPort(port, Date.now() + 10_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}: ${errors}`, { cause: error });
+      throw new Error(`${error.message}: ${errors}`, { cause: error });
     }
   };
 
-  const stop = async (): Promise<void> => {
+  const stop = async () => {
     const running = child;
     if (running === undefined || running.pid === undefined) return;
     child = undefined;
     const sessions = sshdDescendants(running.pid);
-    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    const exited = new Promise((resolve) => running.once('exit', () => resolve()));
     running.kill('SIGKILL');
     for (const pid of sessions) {
       try {
@@ -204,6 +183,8 @@ export async function startSshd(options: { readonly passwordUser?: boolean } = {
     port,
     username: userInfo().username,
     privateKey: readFileSync(clientKey, 'utf8'),
+    keyFile: clientKey,
+    knownHosts,
     fingerprint: fingerprintOf(`${hostKey}.pub`),
     root,
     outside,
@@ -213,6 +194,7 @@ export async function startSshd(options: { readonly passwordUser?: boolean } = {
       await rm(hostKey, { force: true });
       await rm(`${hostKey}.pub`, { force: true });
       keygen(hostKey);
+      writeKnownHosts();
       await start();
       return fingerprintOf(`${hostKey}.pub`);
     },
