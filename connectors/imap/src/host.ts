@@ -90,7 +90,7 @@ export class ImapHost implements Connector {
           const after = at !== undefined && at.m === box.name && at.v === uidValidity ? at.u : 0;
           const uids = (await searchUids(client, `${after + 1}:*`, since)).filter((uid) => uid > after);
           const taken = uids.slice(0, remaining);
-          for (const facts of sortByUid(await fetchFacts(client, mailbox, box, taken, this.#config))) entries.push(...entriesOf(facts, box));
+          for (const facts of sortByUid(await fetchFacts(client, mailbox, box, taken, this.#config, this.session.facts))) entries.push(...entriesOf(facts, box));
           return { uidValidity, taken, more: uids.length > taken.length };
         },
         { what: 'listing messages' },
@@ -149,7 +149,7 @@ export class ImapHost implements Connector {
       const uids = chosen.get(head) ?? [];
       const done = head.exhaustive && uids.length === head.candidates.length;
       if (uids.length > 0) {
-        const facts = await this.session.withMailbox(head.box.name, (client, mailbox) => fetchFacts(client, mailbox, head.box, uids, this.#config), { what: 'listing messages' });
+        const facts = await this.session.withMailbox(head.box.name, (client, mailbox) => fetchFacts(client, mailbox, head.box, uids, this.#config, this.session.facts), { what: 'listing messages' });
         const byUid = new Map(facts.map((item) => [item.uid, item]));
         for (const uid of uids) {
           const item = byUid.get(uid);
@@ -175,7 +175,7 @@ export class ImapHost implements Connector {
   async facts(ref: MessageRef): Promise<{ facts: MessageFacts; box: MailboxInfo } | null> {
     const box = await this.session.mailbox(ref.mailbox);
     if (box === undefined) return null;
-    const facts = await this.session.withMailbox(box.name, (client, mailbox) => factsOf(client, mailbox, box, ref, this.#config), { what: 'reading a message' });
+    const facts = await this.session.withMailbox(box.name, (client, mailbox) => factsOf(client, mailbox, box, ref, this.#config, this.session.facts), { what: 'reading a message' });
     return facts === null ? null : { facts, box };
   }
 
@@ -218,7 +218,7 @@ export class ImapHost implements Connector {
     const held = await this.session.holdMailbox(
       box.name,
       async (client, mailbox) => {
-        const facts = await factsOf(client, mailbox, box, ref, this.#config);
+        const facts = await factsOf(client, mailbox, box, ref, this.#config, this.session.facts);
         if (facts === null) return null;
         let part: string | undefined;
         if (parsed.type === 'attachment') {

@@ -7,16 +7,41 @@ import type { ImapConfig } from './config.js';
 import { ENTRY_QUERY, attachmentEntries, messageEntry, messageFacts } from './entries.js';
 import type { MessageFacts } from './entries.js';
 import type { MessageRef } from './paths.js';
+import { FactsCache } from './facts-cache.js';
 import type { MailboxInfo } from './session.js';
 
-/** Fetches `uids` (a UID set string or list) of the selected mailbox, in the order the server answers. */
-export async function fetchFacts(client: ImapFlow, mailbox: MailboxObject, box: MailboxInfo, uids: readonly number[] | string, config: ImapConfig): Promise<MessageFacts[]> {
+/** What is fetched of a message whose immutable facts are known already: its state alone. */
+const STATE_QUERY = { uid: true, flags: true, size: true, internalDate: true } as const;
+/**
+ * Fetches `uids` (a UID set string or list) of the selected mailbox, in the order the server
+ * answers. With a cache, first only each message's state (UID, FLAGS, MODSEQ, size, date), then
+ * headers and structure only of the messages the cache does not know.
+ */
+export async function fetchFacts(client: ImapFlow, mailbox: MailboxObject, box: MailboxInfo, uids: readonly number[] | string, config: ImapConfig, cache?: FactsCache<MessageFacts>): Promise<MessageFacts[]> {
   if (Array.isArray(uids) && uids.length === 0) return [];
   const range = typeof uids === 'string' ? uids : compactUids(uids);
   const uidValidity = mailbox.uidValidity.toString();
   const out: MessageFacts[] = [];
-  for await (const message of client.fetch(range, ENTRY_QUERY, { uid: true })) {
-    out.push(await messageFacts(message, box, uidValidity, config));
+  if (cache === undefined) {
+    for await (const message of client.fetch(range, ENTRY_QUERY, { uid: true })) out.push(await messageFacts(message, box, uidValidity, config));
+    return out;
+  }
+  const unknown: number[] = [];
+  for await (const message of client.fetch(range, STATE_QUERY, { uid: true })) {
+    const known = cache.get(FactsCache.key(box.name, uidValidity, message.uid));
+    if (known === undefined) {
+      unknown.push(message.uid);
+      continue;
+    }
+    const flags = [...(message.flags ?? [])].filter((flag) => flag !== '\\Recent').sort();
+    out.push({ ...known, flags, modseq: message.modseq === undefined ? null : message.modseq.toString() });
+  }
+  if (unknown.length > 0) {
+    for await (const message of client.fetch(compactUids(unknown), ENTRY_QUERY, { uid: true })) {
+      const facts = await messageFacts(message, box, uidValidity, config);
+      cache.set(FactsCache.key(box.name, uidValidity, facts.uid), facts);
+      out.push(facts);
+    }
   }
   return out;
 }
@@ -27,9 +52,9 @@ export function entriesOf(facts: MessageFacts, box: MailboxInfo): Entry[] {
 }
 
 /** The facts of one message, or null when the mailbox has no such UID under that UIDVALIDITY. */
-export async function factsOf(client: ImapFlow, mailbox: MailboxObject, box: MailboxInfo, ref: MessageRef, config: ImapConfig): Promise<MessageFacts | null> {
+export async function factsOf(client: ImapFlow, mailbox: MailboxObject, box: MailboxInfo, ref: MessageRef, config: ImapConfig, cache?: FactsCache<MessageFacts>): Promise<MessageFacts | null> {
   if (mailbox.uidValidity.toString() !== ref.uidValidity) return null;
-  const found = await fetchFacts(client, mailbox, box, String(ref.uid), config);
+  const found = await fetchFacts(client, mailbox, box, String(ref.uid), config, cache);
   return found.find((facts) => facts.uid === ref.uid) ?? null;
 }
 

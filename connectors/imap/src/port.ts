@@ -167,7 +167,7 @@ export class ImapPort implements ConnectorPort {
         const pending = cursor?.p !== undefined && cursor.v === uidValidity ? cursor.p : undefined;
         const room = Math.max(0, limit - children.length - (pending === undefined ? 0 : 1));
         const taken = uids.slice(0, room);
-        const facts = await fetchFacts(client, mailbox, box, taken, this.#host.session.config);
+        const facts = await fetchFacts(client, mailbox, box, taken, this.#host.session.config, this.#host.session.facts);
         const byUid = new Map(facts.map((item) => [item.uid, item]));
         const entries = [...children];
         if (pending !== undefined) entries.push(this.#directory(partsPath({ mailbox: box.name, uidValidity, uid: pending }, box.delimiter)));

@@ -15,6 +15,8 @@ import { ImapFlow } from 'imapflow';
 import type { ListResponse, MailboxObject } from 'imapflow';
 import { PermissionDeniedError, TimeoutError, UnavailableError, isConnectorError } from '@neuralis/package-system/contracts';
 import type { ImapConfig } from './config.js';
+import type { MessageFacts } from './entries.js';
+import { FactsCache } from './facts-cache.js';
 import { Reachability } from './reachability.js';
 
 export interface ImapLogin {
@@ -64,6 +66,8 @@ export function imapError(error: unknown, what: string): Error {
 
 export class ImapSession {
   readonly config: ImapConfig;
+  /** Immutable facts of messages fetched on this session (messages.ts). */
+  readonly facts = new FactsCache<MessageFacts>();
   readonly reachability: Reachability;
   readonly #credentials: ImapCredentialSource;
   #client: ImapFlow | undefined;
