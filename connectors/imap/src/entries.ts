@@ -15,7 +15,7 @@ import type { MailAddress, MailParties } from '@inseam/connector/envelope';
 import type { ImapConfig } from './config.js';
 import { attachmentPath, messagePath, safeFilename } from './paths.js';
 import type { MessageRef } from './paths.js';
-import type { MailboxInfo } from './session.js';
+import type { MailboxInfo } from './mailbox.js';
 
 export const ENVELOPE_HEADERS = ['from', 'sender', 'reply-to', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'list-id', 'authentication-results'] as const;
 

@@ -17,6 +17,7 @@ import { PermissionDeniedError, TimeoutError, UnavailableError, isConnectorError
 import type { ImapConfig } from './config.js';
 import type { MessageFacts } from './entries.js';
 import { FactsCache } from './facts-cache.js';
+import { SPECIAL_USES, type MailboxInfo, type SpecialUse } from './mailbox.js';
 import { Reachability } from './reachability.js';
 
 export interface ImapLogin {
@@ -32,15 +33,8 @@ export interface ImapCredentialSource {
   rejected?(): Promise<boolean>;
 }
 
-export const SPECIAL_USES = ['inbox', 'sent', 'drafts', 'trash', 'junk', 'archive', 'all', 'flagged', 'none'] as const;
-export type SpecialUse = (typeof SPECIAL_USES)[number];
-
-export interface MailboxInfo {
-  /** The server's full name (UTF-8). */
-  readonly name: string;
-  readonly delimiter: string;
-  readonly specialUse: SpecialUse;
-}
+export { SPECIAL_USES } from './mailbox.js';
+export type { MailboxInfo, SpecialUse } from './mailbox.js';
 
 const MAILBOX_CACHE_MS = 30_000;
 
