@@ -4,6 +4,7 @@
  *   <dataDir>/inseam.db                    the embedded store (networks, hosts, catalog, credentials),
  *                                          unless a PostgreSQL store is named (see resolveStoreUrl)
  *   <dataDir>/master.key                   the master key file, when INSEAM_MASTER_KEY is not set
+ *   <dataDir>/checked-config-schemas       keys of connector config schemas that passed their checks
  *   <dataDir>/networks/<network>/          a network's project root (`local` roots resolve under it)
  *   <dataDir>/networks/<network>/data      the `data` root token
  *   <dataDir>/networks/<network>/pad       the network's pad (its own bucket)
@@ -69,6 +70,11 @@ export class PlatformPaths {
   /** The deployment's OAuth clients (the `inseam` client source), when the file exists; see credentials/deployment-clients.ts. */
   get oauthClients(): string {
     return join(this.dataDir, 'oauth-clients.json');
+  }
+
+  /** Config schemas that passed the package system's checks; see platform/checked-schemas.ts. */
+  get checkedSchemas(): string {
+    return join(this.dataDir, 'checked-config-schemas');
   }
 
   /** A network's project root. Throws `invalid_uri` for a bad network slug (so no slug can leave `networks/`). */

@@ -48,6 +48,7 @@ import { PostgresStore, openStore, type HostInput, type HostRecord, type HostRef
 import type { CredentialDeclaration, SessionContext } from '@neuralis/package-system/contracts';
 import { PackageLoader } from '@neuralis/package-system/loader';
 import { PlatformPaths, resolveDataDir, resolveStoreUrl, type PlatformEnv } from './data-dir.js';
+import { CheckedSchemaFile } from './checked-schemas.js';
 import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookReceipt } from './crawl-requests.js';
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
@@ -356,6 +357,7 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
       credentials: packageCredentials.resolvers((packageId) => declared.get(packageId)),
       packageState: (packageId, network) => packageStates.state(packageId, network),
       execPathPolicy: (session, cwd, source) => platform?.execAllowed(session, cwd, source) ?? false,
+      checkedSchemas: new CheckedSchemaFile(paths.checkedSchemas),
     });
     for (const spec of specs) await loader.loadPackage(spec.folder, { trust: spec.trust, ...(spec.lazy === true ? { lazy: true } : {}) });
     platform = new Platform(

@@ -8,7 +8,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PackageManifest, PackageTrust } from '../contracts/index.js';
 import { InvalidArgumentError, ManifestValidationError, NotFoundError, PACKAGE_TRUST_LEVELS } from '../contracts/index.js';
-import { validateManifest } from '../manifest/index.js';
+import { validateManifest, type CheckedSchemaRecord } from '../manifest/index.js';
 
 export interface PackageFolder {
   /** The real (symlink-free) absolute path of the package folder. */
@@ -22,9 +22,9 @@ export interface PackageFolder {
  * Throws `invalid_argument` for a trust outside PACKAGE_TRUST_LEVELS, `not_found` when the folder
  * does not exist, and `manifest_invalid` (or `trust_violation`, from the validator) for a missing
  * or malformed package.json, a missing `neuralis` block, or a manifest the trust does not allow.
- * Messages never contain the folder's path.
+ * Messages never contain the folder's path. `checkedSchemas` is passed to validateManifest.
  */
-export async function readPackageFolder(folder: string, trust: PackageTrust): Promise<PackageFolder> {
+export async function readPackageFolder(folder: string, trust: PackageTrust, checkedSchemas?: CheckedSchemaRecord): Promise<PackageFolder> {
   if (!(PACKAGE_TRUST_LEVELS as readonly unknown[]).includes(trust)) {
     throw new InvalidArgumentError(`A package is loaded with a trust chosen by its installer: one of ${PACKAGE_TRUST_LEVELS.map((t) => `"${t}"`).join(', ')}.`);
   }
@@ -62,7 +62,7 @@ export async function readPackageFolder(folder: string, trust: PackageTrust): Pr
   const version: unknown = Reflect.get(packageJson, 'version');
   if (!Object.hasOwn(filled, 'id') && typeof name === 'string') filled['id'] = name;
   if (!Object.hasOwn(filled, 'version') && typeof version === 'string') filled['version'] = version;
-  const manifest = validateManifest(filled, { trust });
+  const manifest = validateManifest(filled, checkedSchemas === undefined ? { trust } : { trust, checkedSchemas });
   return Object.freeze({ root, manifest, manifestText });
 }
 

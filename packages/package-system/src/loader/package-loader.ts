@@ -40,7 +40,7 @@ import {
   isConnectorError,
   type ConnectorError,
 } from '../contracts/index.js';
-import { checkRuntimeRegistrationTrust } from '../manifest/index.js';
+import { checkRuntimeRegistrationTrust, type CheckedSchemaRecord } from '../manifest/index.js';
 import { ConnectorRegistry, SourceKindRegistry, type ConnectorKindRuntime, type RebindOutcome, type SourceBindingRequest } from '../registry/index.js';
 import type { ExecPathPolicy } from './exec-guard.js';
 import { digestPackageModule, factoryExport, importPackageModule, parseFactoryReference, resolvePackageModule, type FactoryReference, type ImportedModule } from './factory-import.js';
@@ -60,6 +60,8 @@ export interface PackageLoaderOptions {
   readonly packageState?: (packageId: string, projectId: string | undefined) => PackageState;
   /** Evaluates a source's path policy on an exec cwd. Without one, every exec entry is denied. */
   readonly execPathPolicy?: ExecPathPolicy;
+  /** Config schemas known to pass from earlier loads, kept by the caller across processes (see CheckedSchemaRecord). */
+  readonly checkedSchemas?: CheckedSchemaRecord;
 }
 
 export interface LoadPackageOptions {
@@ -315,7 +317,7 @@ export class PackageLoader {
       throw new InvalidArgumentError('loadPackage needs options with the trust its installer assigns.');
     }
     const { trust, projectId } = options;
-    const packageFolder = await readPackageFolder(folder, trust);
+    const packageFolder = await readPackageFolder(folder, trust, this.#options.checkedSchemas);
     const { manifest, root } = packageFolder;
     admit(manifest);
     /** Each module file once, in the order the manifest names them, with the field that first named it. */

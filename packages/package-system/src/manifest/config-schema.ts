@@ -11,6 +11,9 @@
  * keywords: here an unknown keyword is an error, so a misspelt `minLenght` cannot pass as no
  * constraint at all.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import type { ManifestIssue } from '../contracts/errors.js';
 import { DRAFT_07_META_SCHEMA_IDS, createStrictAjv, pointerToPath } from './ajv.js';
@@ -52,12 +55,69 @@ const MAX_CACHED_SCHEMAS = 256;
 const compiled = new Map<string, ValidateFunction>();
 
 /**
+ * Schemas that passed every check here before, kept by the caller across processes (the platform
+ * keeps one in its data directory): a process that loads the same packages at every start then
+ * skips the meta-schema check and the strict compile — most of a start's manifest checking — for
+ * schemas it has seen pass. A key names the exact schema text and the exact checker (this module's
+ * and the Ajv setup's source, and Ajv's version), so a changed schema or a changed rule is checked
+ * again; an entry is only ever added for a schema that passed.
+ */
+export interface CheckedSchemaRecord {
+  has(key: string): boolean;
+  add(key: string): void;
+}
+
+let checkerFingerprint: string | undefined;
+/** Made at the first recorded check: the digest of what decides whether a schema passes. */
+function checker(): string {
+  if (checkerFingerprint === undefined) {
+    const require = createRequire(import.meta.url);
+    const ajvVersion = (require('ajv/package.json') as { version: string }).version;
+    const hash = createHash('sha256').update(`ajv ${ajvVersion}\n`);
+    for (const module of ['./config-schema', './ajv']) hash.update(readFileSync(new URL(`${module}${extensionOf(import.meta.url)}`, import.meta.url)));
+    checkerFingerprint = hash.digest('hex');
+  }
+  return checkerFingerprint;
+}
+
+/** `.ts` when run from sources (tests), `.js` when built. */
+function extensionOf(url: string): string {
+  return url.endsWith('.ts') ? '.ts' : '.js';
+}
+
+/** The record key of a schema's JSON text under this checker. */
+function checkedSchemaKey(schemaJson: string): string {
+  return createHash('sha256').update(checker()).update('\n').update(schemaJson).digest('hex');
+}
+
+/**
  * Every issue with `schema` as a connector config schema, with paths under `path`
  * (default `configSchema`). Never throws; an empty list means compileConfigValidator accepts it.
+ * With a `record`, a schema whose key it holds passes without being checked again, and one that
+ * passes now is added to it.
  */
-export function validateConfigSchema(schema: unknown, path = 'configSchema'): ManifestIssue[] {
-  return [...analyseConfigSchema(schema, path).issues];
+export function validateConfigSchema(schema: unknown, path = 'configSchema', record?: CheckedSchemaRecord): ManifestIssue[] {
+  const json = isPlainObject(schema) ? recordableJson(schema) : undefined;
+  if (json !== undefined && recordedThisProcess.has(json)) return [];
+  const key = json === undefined || record === undefined ? undefined : checkedSchemaKey(json);
+  if (key !== undefined && record?.has(key) === true) {
+    recordedThisProcess.add(json as string);
+    return [];
+  }
+  const issues = [...analyseConfigSchema(schema, path).issues];
+  if (issues.length === 0 && key !== undefined) record?.add(key);
+  return issues;
 }
+
+/** The JSON text of a plain JSON object; undefined for anything JSON.stringify would not round-trip (checked in full instead). */
+function recordableJson(schema: JsonObject): string | undefined {
+  const issues = new IssueCollector();
+  checkJsonValue(schema, '', issues);
+  return issues.size === 0 ? JSON.stringify(schema) : undefined;
+}
+
+/** Schema texts a record vouched for in this process: compiling one for configs skips the checks it already passed. */
+const recordedThisProcess = new Set<string>();
 
 /** Checks and (when clean) compiles `schema`, reusing a cached validator for the same JSON. */
 export function analyseConfigSchema(schema: unknown, path = 'configSchema'): ConfigSchemaAnalysis {
@@ -73,10 +133,12 @@ export function analyseConfigSchema(schema: unknown, path = 'configSchema'): Con
   const cached = compiled.get(key);
   if (cached !== undefined) return { issues: [], validate: cached };
 
-  checkRootIsClosed(schema, path, issues);
-  walkSchema(schema, path, 'root', issues);
-  checkMetaSchema(schema, path, issues);
-  if (issues.size > 0) return { issues: issues.list() };
+  if (!recordedThisProcess.has(key)) {
+    checkRootIsClosed(schema, path, issues);
+    walkSchema(schema, path, 'root', issues);
+    checkMetaSchema(schema, path, issues);
+    if (issues.size > 0) return { issues: issues.list() };
+  }
 
   const validate = compileStrict(schema, path, issues);
   if (validate === undefined) return { issues: issues.list() };

@@ -5,7 +5,7 @@
 import type { ErrorObject } from 'ajv';
 import { InvalidConfigError, ManifestValidationError } from '../contracts/errors.js';
 import { pointerToPath } from './ajv.js';
-import { analyseConfigSchema } from './config-schema.js';
+import { analyseConfigSchema, validateConfigSchema } from './config-schema.js';
 import { IssueCollector, at } from './issues.js';
 import { checkJsonValue, cloneJson, deepFreeze, has, isPlainObject, own } from './json.js';
 
@@ -39,6 +39,18 @@ export function compileConfigValidator(schema: unknown): ConfigValidator {
     if (validate(copy) !== true) throw configError(describeErrors(validate.errors ?? [], copy));
     return deepFreeze(copy);
   };
+}
+
+/**
+ * compileConfigValidator's validator, with the schema checked now and compiled at the first config
+ * it validates: a registry of kinds a process may never use does not compile their schemas. Throws
+ * now what compileConfigValidator would.
+ */
+export function lazyConfigValidator(schema: unknown): ConfigValidator {
+  const issues = validateConfigSchema(schema);
+  if (issues.length > 0) throw new ManifestValidationError(issues);
+  let compiled: ConfigValidator | undefined;
+  return (config: unknown) => (compiled ??= compileConfigValidator(schema))(config);
 }
 
 const ROOT_FIELD = '(config)';

@@ -7,7 +7,7 @@ import type { ManifestIssue } from '../contracts/errors.js';
 import { CONNECTOR_CAPABILITIES, MANDATORY_CAPABILITIES, isConnectorCapability } from '../contracts/capabilities.js';
 import { MCP_REQUIRED_SCOPES, type McpTransport, type PackageTrust } from '../contracts/manifest.js';
 import { OWNERSHIP_SCOPES } from '../contracts/session.js';
-import { validateConfigSchema } from './config-schema.js';
+import { validateConfigSchema, type CheckedSchemaRecord } from './config-schema.js';
 import {
   FEATURE_ID_RULE,
   SLUG_RULE,
@@ -80,14 +80,14 @@ export function validateConnectorEntry(entry: unknown, options: ConnectorEntryOp
 }
 
 /** `connectors` as a whole: each entry, then ids unique across entries and source kinds unique. */
-export function checkConnectors(value: unknown, path: string, trust: PackageTrust, issues: IssueCollector): void {
+export function checkConnectors(value: unknown, path: string, trust: PackageTrust, issues: IssueCollector, checked?: CheckedSchemaRecord): void {
   const entries = checkArray(value, path, issues, 'an array of connector entries');
   if (entries === undefined) return;
   const firstById = new Map<string, number>();
   const firstByKind = new Map<string, number>();
   entries.forEach((entry, index) => {
     const entryPath = at(path, index);
-    checkConnectorEntry(entry, entryPath, trust, issues);
+    checkConnectorEntry(entry, entryPath, trust, issues, checked);
     if (!isPlainObject(entry)) return;
     const id = own(entry, 'id');
     if (typeof id === 'string') {
@@ -104,18 +104,18 @@ export function checkConnectors(value: unknown, path: string, trust: PackageTrus
   });
 }
 
-function checkConnectorEntry(value: unknown, path: string, trust: PackageTrust, issues: IssueCollector): void {
+function checkConnectorEntry(value: unknown, path: string, trust: PackageTrust, issues: IssueCollector, checked?: CheckedSchemaRecord): void {
   const entry = checkObject(value, path || ENTRY_LABEL, issues, 'a connector entry object with "type": "source" or "mcp"');
   if (entry === undefined) return;
   checkSlug(entry, 'id', path, issues, SLUG_RULE);
   checkText(entry, 'name', path, issues, { required: true });
   for (const key of ['icon', 'category', 'description']) checkText(entry, key, path, issues, { required: false });
   const type = checkEnum(entry, 'type', path, issues, CONNECTOR_TYPES, { required: true });
-  if (type === 'source') checkSourceConnector(entry, path, trust, issues);
+  if (type === 'source') checkSourceConnector(entry, path, trust, issues, checked);
   else if (type === 'mcp') checkMcpConnector(entry, path, trust, issues);
 }
 
-function checkSourceConnector(entry: JsonObject, path: string, trust: PackageTrust, issues: IssueCollector): void {
+function checkSourceConnector(entry: JsonObject, path: string, trust: PackageTrust, issues: IssueCollector, checked: CheckedSchemaRecord | undefined): void {
   checkKnownKeys(entry, SOURCE_CONNECTOR_KEYS, path, issues, 'A source connector entry');
   if (!isTrustedOrFirstParty(trust)) {
     issues.add(
@@ -128,7 +128,7 @@ function checkSourceConnector(entry: JsonObject, path: string, trust: PackageTru
   checkEnum(entry, 'transport', path, issues, ['in-process'], { required: true }, '"in-process" (source connectors run in the host)');
 
   const schemaPath = at(path, 'configSchema');
-  if (has(entry, 'configSchema')) issues.addAll(validateConfigSchema(own(entry, 'configSchema'), schemaPath));
+  if (has(entry, 'configSchema')) issues.addAll(validateConfigSchema(own(entry, 'configSchema'), schemaPath, checked));
   else issues.add(schemaPath, 'The field "configSchema" is required.', 'a closed draft-07 JSON Schema: { "type": "object", "additionalProperties": false, "properties": { … } }');
 
   const capabilities = checkCapabilities(entry, path, issues);

@@ -1,6 +1,7 @@
 export { validateManifest, MANIFEST_KEYS } from './validate-manifest.js';
 export type { ValidateManifestOptions } from './validate-manifest.js';
 export { validateConfigSchema, DRAFT_07_KEYWORDS } from './config-schema.js';
+export type { CheckedSchemaRecord } from './config-schema.js';
 export { compileConfigValidator, describeSchema } from './config-validator.js';
 export type { ConfigValidator } from './config-validator.js';
 export { validateConnectorEntry, SOURCE_CONNECTOR_KEYS, MCP_CONNECTOR_KEYS } from './connectors.js';

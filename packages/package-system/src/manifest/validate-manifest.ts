@@ -5,6 +5,7 @@
  */
 import { ManifestValidationError } from '../contracts/errors.js';
 import type { ConnectorManifestEntry, PackageManifest, PackageTrust, SourceConnectorEntry } from '../contracts/manifest.js';
+import type { CheckedSchemaRecord } from './config-schema.js';
 import { checkConnectors } from './connectors.js';
 import { checkCredentials } from './credentials.js';
 import { PACKAGE_ID_RULE, checkSlug, checkText } from './fields.js';
@@ -20,6 +21,8 @@ export const MANIFEST_KEYS = ['id', 'version', 'main', 'connectors', 'sources', 
 export interface ValidateManifestOptions {
   /** Assigned by the installer; the manifest never states its own trust. */
   readonly trust: PackageTrust;
+  /** Config schemas already known to pass (see CheckedSchemaRecord); the rest are checked in full and added. */
+  readonly checkedSchemas?: CheckedSchemaRecord;
 }
 
 /**
@@ -53,7 +56,7 @@ export function validateManifest(manifest: unknown, options: ValidateManifestOpt
     const problem = typeof main === 'string' ? modulePathProblem(main) : `Expected a string, got ${kindOf(main)}.`;
     if (problem !== undefined) issues.add('main', problem, MODULE_PATH_ACCEPTED);
   }
-  if (has(manifest, 'connectors')) checkConnectors(own(manifest, 'connectors'), 'connectors', trust, issues);
+  if (has(manifest, 'connectors')) checkConnectors(own(manifest, 'connectors'), 'connectors', trust, issues, options.checkedSchemas);
   if (has(manifest, 'sources')) checkSources(own(manifest, 'sources'), 'sources', trust, issues);
   if (has(manifest, 'credentials')) checkCredentials(own(manifest, 'credentials'), 'credentials', issues);
   if (issues.size > 0) throw new ManifestValidationError(issues.list());

@@ -14,7 +14,8 @@ import type {
   SourceConnectorEntry,
 } from '../contracts/index.js';
 import { AlreadyExistsError, KindNotRegisteredError } from '../contracts/index.js';
-import { compileConfigValidator, type ConfigValidator } from '../manifest/index.js';
+import type { ConfigValidator } from '../manifest/index.js';
+import { lazyConfigValidator } from '../manifest/config-validator.js';
 
 /** What registering one kind needs: the providing package, the trust its installer gave it, the entry. */
 export interface SourceKindRegistration {
@@ -59,7 +60,7 @@ export class SourceKindRegistry {
 
   /**
    * Throws exactly what `register` would, without changing anything: `already_exists` when another
-   * package provides the kind, and whatever compileConfigValidator throws for a bad schema. Lets a
+   * package provides the kind, and whatever lazyConfigValidator throws for a bad schema. Lets a
    * loader check a whole package before registering any of it.
    */
   checkRegistration(registration: SourceKindRegistration): void {
@@ -67,8 +68,8 @@ export class SourceKindRegistry {
   }
 
   /**
-   * Registers (or, for the same providing package, replaces) a kind's metadata and compiles its
-   * config validator. Throws `already_exists` when a different package already provides the kind.
+   * Registers (or, for the same providing package, replaces) a kind's metadata and checks its
+   * config schema (compiled at the first config it validates). Throws `already_exists` when a different package already provides the kind.
    */
   register(registration: SourceKindRegistration): SourceKindMetadata {
     const record = this.#prepare(registration);
@@ -120,7 +121,7 @@ export class SourceKindRegistry {
         { details: { kind: entry.kind, providerPackageId: existing.metadata.providerPackageId, packageId } },
       );
     }
-    const validate = compileConfigValidator(entry.configSchema);
+    const validate = lazyConfigValidator(entry.configSchema);
     return { metadata: describeKind(packageId, trust, entry), validate };
   }
 }
