@@ -52,6 +52,7 @@ import { CheckedSchemaFile } from './checked-schemas.js';
 import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookReceipt } from './crawl-requests.js';
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
+import { InstalledPackages } from './installed-packages.js';
 import { APP_ROOT_ENV, builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
 import { PackageStates } from './package-states.js';
 import { VectorIndexer } from '../vectors/index.js';
@@ -84,6 +85,10 @@ interface PlatformParts {
   readonly loader: PackageLoader;
   readonly packageStates: PackageStates;
   readonly sandboxOptions: SandboxHostOptions;
+  /** Ids of the packages loaded at start (the built-ins and `options.packages`): not removable. */
+  readonly builtinPackageIds: ReadonlySet<string>;
+  /** Reads a package folder's `credentials[]` so its resolver knows them before it loads. */
+  readonly declareCredentials: (folder: string) => void;
   /** The deployment's OAuth clients (`<data>/oauth-clients.json`). */
   readonly oauthClients: readonly InseamOAuthClient[];
 }
@@ -107,6 +112,8 @@ export class Platform {
   /** Each package's enabled/auto state per network: `ctx.packageState()` and the MCP-hosting enable list. */
   readonly packageStates: PackageStates;
   readonly kinds: HostKinds;
+  /** Packages a person installed, swapped and removed while running (installed-packages.ts). */
+  readonly packages: InstalledPackages;
   readonly networks: NetworkService;
   readonly catalog: Catalog;
   readonly crawler: Crawler;
@@ -143,6 +150,7 @@ export class Platform {
       sandbox: () => this.sandbox,
       vectorSeams: (network) => storeVectorSeams({ store: parts.store, network, permissionsOf: (record) => this.kinds.permissionsOf(record) }),
     });
+    this.packages = new InstalledPackages({ loader: parts.loader, store: parts.store.packages, builtins: () => parts.builtinPackageIds, declareCredentials: parts.declareCredentials });
     this.catalog = new Catalog(parts.store.catalog);
     // Embedding follows every write of the crawler, off its critical path: a crawl that ended, and
     // change events (watches, webhooks, the fs service's writes, a queue worker's jobs) as they land.
@@ -346,10 +354,11 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
     gate = createEgressGate({ ...options.gate, recorder: egressLog });
     const specs = [...builtinPackages(), ...(options.packages ?? [])];
     const declared = new Map<string, readonly CredentialDeclaration[]>();
-    for (const spec of specs) {
-      const found = declaredCredentials(spec.folder);
+    const declareCredentials = (folder: string): void => {
+      const found = declaredCredentials(folder);
       if (found !== undefined) declared.set(found.id, found.credentials);
-    }
+    };
+    for (const spec of specs) declareCredentials(spec.folder);
     const packageCredentials = new PackageCredentials(credentialStore);
     let platform: Platform | undefined;
     const packageStates = new PackageStates();
@@ -360,10 +369,12 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
       checkedSchemas: new CheckedSchemaFile(paths.checkedSchemas),
     });
     for (const spec of specs) await loader.loadPackage(spec.folder, { trust: spec.trust, ...(spec.lazy === true ? { lazy: true } : {}) });
+    const builtinPackageIds = new Set(loader.listPackages().map((loaded) => loaded.packageId));
     platform = new Platform(
-      { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, packageStates, sandboxOptions: options.sandbox ?? {}, oauthClients },
+      { paths, appRoot, store, masterKey: masterKey.source, credentialStore, packageCredentials, gate, egressLog, loader, packageStates, sandboxOptions: options.sandbox ?? {}, builtinPackageIds, declareCredentials, oauthClients },
       options,
     );
+    await platform.packages.loadInstalled();
     return platform;
   } catch (error) {
     await gate?.close();

@@ -85,6 +85,8 @@ export type {
   DetachedRunOwnership,
   DetachedRunInput,
   DetachedRunStore,
+  InstalledPackageRecord,
+  PackageStore,
   TokenRecord,
   TokenGrant,
   TokenInput,

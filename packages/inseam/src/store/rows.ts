@@ -5,7 +5,7 @@
  */
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
-import type { ContentState, CrawlMode, CrawlPhase, CrawlRunRecord, CrawlRunState, DetachedRunOwnership, EntryDecision, EntryRecord, EntryState, HostRecord, NetworkRecord, SessionRecord, TokenGrant, TokenRecord, TrialRecord } from './types.js';
+import type { ContentState, CrawlMode, CrawlPhase, CrawlRunRecord, CrawlRunState, DetachedRunOwnership, EntryDecision, InstalledPackageRecord, EntryRecord, EntryState, HostRecord, NetworkRecord, SessionRecord, TokenGrant, TokenRecord, TrialRecord } from './types.js';
 
 /** JSON text as its value; null stays null. */
 function parseJson<T>(text: string | null): T | null {
@@ -161,6 +161,19 @@ export function toOwnership(row: DetachedRunRow): DetachedRunOwnership {
     createdAt: row.created_at,
     releasedAt: row.released_at,
   };
+}
+
+export interface InstalledPackageRow {
+  package_id: string;
+  folder: string;
+  trust: InstalledPackageRecord['trust'];
+  /** bigint on PostgreSQL arrives as a string. */
+  installed_at: number | string;
+  installed_by: string;
+}
+
+export function toInstalledPackage(row: InstalledPackageRow): InstalledPackageRecord {
+  return { packageId: row.package_id, folder: row.folder, trust: row.trust, installedAt: Number(row.installed_at), installedBy: row.installed_by };
 }
 
 export interface NetworkRow {

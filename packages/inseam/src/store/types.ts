@@ -624,8 +624,33 @@ export interface WebhookKeyStore {
   delete(ref: HostRef): Promise<boolean>;
 }
 
+/** A connector package a person installed into the deployment (the built-in ones are not stored). */
+export interface InstalledPackageRecord {
+  /** The manifest's package id, as the loader read it. */
+  readonly packageId: string;
+  /** The absolute path of the package folder it was installed from. */
+  readonly folder: string;
+  /** The trust the person installing gave it; never read from the manifest. */
+  readonly trust: 'trusted' | 'untrusted' | 'sandboxed';
+  readonly installedAt: number;
+  /** Who installed (or last swapped) it: the session's user id. */
+  readonly installedBy: string;
+}
+
+/** The deployment's installed packages: one record per package id. */
+export interface PackageStore {
+  /** Adds or replaces the record of `record.packageId`. */
+  put(record: InstalledPackageRecord): Promise<InstalledPackageRecord>;
+  get(packageId: string): Promise<InstalledPackageRecord | null>;
+  /** Every record, by package id. */
+  list(): Promise<InstalledPackageRecord[]>;
+  /** False when there was no such record. */
+  delete(packageId: string): Promise<boolean>;
+}
+
 export interface Store {
   readonly networks: NetworkStore;
+  readonly packages: PackageStore;
   readonly hosts: HostStore;
   readonly webhookKeys: WebhookKeyStore;
   readonly catalog: CatalogStore;

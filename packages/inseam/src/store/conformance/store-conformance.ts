@@ -862,6 +862,30 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
       });
     });
 
+    describe('installed packages', () => {
+      it('keeps one record per package id: put replaces, list is by id, delete removes, another handle sees them', async () => {
+        const record = (packageId: string, folder: string, at: number) => ({ packageId, folder, trust: 'trusted' as const, installedAt: at, installedBy: 'ann' });
+        expect(await store.packages.list()).toEqual([]);
+        expect(await store.packages.get('acme.desk')).toBeNull();
+        await store.packages.put(record('acme.desk', '/srv/desk', 1_700_000_000_000));
+        await store.packages.put(record('acme.board', '/srv/board', 2));
+        expect(await store.packages.put({ ...record('acme.desk', '/srv/desk-2', 3), trust: 'sandboxed', installedBy: 'bob' })).toMatchObject({ folder: '/srv/desk-2' });
+        expect(await store.packages.get('acme.desk')).toEqual({ packageId: 'acme.desk', folder: '/srv/desk-2', trust: 'sandboxed', installedAt: 3, installedBy: 'bob' });
+        expect((await store.packages.list()).map((entry) => entry.packageId)).toEqual(['acme.board', 'acme.desk']);
+        const other = await opened.another();
+        try {
+          expect(await other.packages.get('acme.board')).toEqual(record('acme.board', '/srv/board', 2));
+        } finally {
+          await other.close();
+        }
+        expect(await store.packages.delete('acme.desk')).toBe(true);
+        expect(await store.packages.delete('acme.desk')).toBe(false);
+        expect((await store.packages.list()).map((entry) => entry.packageId)).toEqual(['acme.board']);
+        // The trust column takes only what a person can give: first-party is the platform's own.
+        expect(await codeOf(store.packages.put({ ...record('acme.bad', '/srv/bad', 4), trust: 'first-party' as never }))).toBe('unavailable');
+      });
+    });
+
     describe('sign-in codes and sessions', () => {
       const session = (id: string, secretHash: string, expiresAt: number) => ({ id, secretHash, expiresAt });
 

@@ -341,5 +341,24 @@ export const SESSION_SCHEMA: SchemaComponent = {
   ],
 };
 
+/** Connector packages a person installed: where from, with what trust, by whom. */
+export const PACKAGE_SCHEMA: SchemaComponent = {
+  component: 'package',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE installed_packages (
+          package_id   text    PRIMARY KEY,
+          folder       text    NOT NULL,
+          trust        text    NOT NULL CHECK (trust IN ('trusted', 'untrusted', 'sandboxed')),
+          installed_at bigint NOT NULL,
+          installed_by text    NOT NULL
+        );
+      `,
+    },
+  ],
+};
+
 /** Every component, in dependency order (hosts before what references them). */
-export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA, SESSION_SCHEMA, POSTGRES_SYNC_HISTORY_SCHEMA];
+export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA, SESSION_SCHEMA, POSTGRES_SYNC_HISTORY_SCHEMA, PACKAGE_SCHEMA];

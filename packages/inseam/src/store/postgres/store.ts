@@ -12,13 +12,14 @@
 import type pg from 'pg';
 import type { SchemaComponent } from '../sqlite/migrations.js';
 import type { SyncHistoryStore } from '../sync-history-types.js';
-import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, SessionStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
+import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, PackageStore, SessionStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
 import type { VectorStore } from '../vector-types.js';
 import { PostgresCatalogStore } from './catalog.js';
 import { Db, attempt, createPool, storeError, type PostgresPoolOptions } from './database.js';
 import { PostgresDetachedRunStore } from './detached-runs.js';
 import { migrate } from './migrations.js';
 import { PostgresHostStore, PostgresNetworkStore } from './networks.js';
+import { PostgresPackageStore } from './packages.js';
 import { POSTGRES_STORE_SCHEMA } from './schema.js';
 import { PostgresSessionStore } from './sessions.js';
 import { PostgresTokenStore } from './tokens.js';
@@ -48,6 +49,7 @@ export interface PostgresStoreTransaction extends Omit<Store, 'close'> {
 function parts(db: Db): Omit<Store, 'close'> {
   return {
     networks: new PostgresNetworkStore(db),
+    packages: new PostgresPackageStore(db),
     hosts: new PostgresHostStore(db),
     webhookKeys: new PostgresWebhookKeyStore(db),
     catalog: new PostgresCatalogStore(db),
@@ -64,6 +66,7 @@ export class PostgresStore implements Store {
   readonly pool: pg.Pool;
   readonly database: Db;
   readonly networks: NetworkStore;
+  readonly packages: PackageStore;
   readonly hosts: HostStore;
   readonly webhookKeys: WebhookKeyStore;
   readonly catalog: CatalogStore;
@@ -79,7 +82,7 @@ export class PostgresStore implements Store {
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.database = Db.onPool(pool, () => this.#closed);
-    ({ networks: this.networks, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors, sessions: this.sessions, syncHistory: this.syncHistory } = parts(this.database));
+    ({ networks: this.networks, packages: this.packages, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors, sessions: this.sessions, syncHistory: this.syncHistory } = parts(this.database));
   }
 
   /**

@@ -289,5 +289,24 @@ export const SESSION_SCHEMA: SchemaComponent = {
   ],
 };
 
+/** Connector packages a person installed: where from, with what trust, by whom. */
+export const PACKAGE_SCHEMA: SchemaComponent = {
+  component: 'package',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE installed_packages (
+          package_id   TEXT    PRIMARY KEY,
+          folder       TEXT    NOT NULL,
+          trust        TEXT    NOT NULL CHECK (trust IN ('trusted', 'untrusted', 'sandboxed')),
+          installed_at INTEGER NOT NULL,
+          installed_by TEXT    NOT NULL
+        );
+      `,
+    },
+  ],
+};
+
 /** Every component, in dependency order (hosts before what references them). */
-export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, VECTOR_SCHEMA, SESSION_SCHEMA, SYNC_HISTORY_SCHEMA];
+export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, VECTOR_SCHEMA, SESSION_SCHEMA, SYNC_HISTORY_SCHEMA, PACKAGE_SCHEMA];

@@ -12,6 +12,7 @@ import type { Store } from '../types.js';
 import { SqliteCatalogStore } from './catalog.js';
 import { configure, openDatabase, storeError, type OpenDatabaseOptions, type SqliteDatabase } from './database.js';
 import { SqliteDetachedRunStore } from './detached-runs.js';
+import { SqlitePackageStore } from './packages.js';
 import { migrate, type SchemaComponent } from './migrations.js';
 import { SqliteHostStore, SqliteNetworkStore } from './networks.js';
 import { STORE_SCHEMA } from './schema.js';
@@ -34,6 +35,7 @@ export interface SqliteStoreOptions extends OpenDatabaseOptions {
 export class SqliteStore implements Store {
   readonly database: SqliteDatabase;
   readonly networks: SqliteNetworkStore;
+  readonly packages: SqlitePackageStore;
   readonly hosts: SqliteHostStore;
   readonly webhookKeys: SqliteWebhookKeyStore;
   readonly catalog: SqliteCatalogStore;
@@ -49,6 +51,7 @@ export class SqliteStore implements Store {
     this.database = database;
     this.#owned = owned;
     this.networks = new SqliteNetworkStore(database);
+    this.packages = new SqlitePackageStore(database);
     this.hosts = new SqliteHostStore(database);
     this.webhookKeys = new SqliteWebhookKeyStore(database);
     this.catalog = new SqliteCatalogStore(database);
