@@ -30,6 +30,8 @@ export const FEATURES = Object.freeze({
   connectorsTrial: 'connectors.trial',
   /** Approve a connector: a person's act (an agent's token is refused even with the feature). */
   connectorsApprove: 'connectors.approve',
+  /** Install, swap and remove connector packages (code that runs in inseam's process): a person's act. */
+  packagesManage: 'packages.manage',
   /** Run commands on hosts (the `exec` right of the host's tree still decides where). */
   execMachine: 'exec.machine',
   /** List and call the tools of the network's outbound MCP servers. */
@@ -104,6 +106,10 @@ export const ACTIONS = Object.freeze({
   'connectors.describe': { features: TRIAL },
   'connectors.trial': { features: TRIAL },
   'connectors.approve': { features: [FEATURES.connectorsApprove], person: true },
+  'packages.list': { features: [FEATURES.packagesManage] },
+  'packages.add': { features: [FEATURES.packagesManage], person: true },
+  'packages.swap': { features: [FEATURES.packagesManage], person: true },
+  'packages.remove': { features: [FEATURES.packagesManage], person: true },
   'connectors.install': { features: HOSTS },
   'trials.show': {},
   'trials.delete': { features: TRIAL },

@@ -134,6 +134,27 @@ describe('installed packages', () => {
     expect(await platform.store.packages.list()).toEqual([]);
   });
 
+  it('watchPackages runs the loop until close and reports the passes that changed something', async () => {
+    const folder = await writeSourcePackage(join(packages, 'board'), { id: 'acme.board', version: '1.0.0', kinds: ['board'], text: 'board v1' });
+    const server = await start();
+    const reports: unknown[] = [];
+    const heard = new Promise<void>((resolve) => {
+      server.watchPackages(20, (outcome) => {
+        reports.push(outcome);
+        resolve();
+      });
+    });
+    const cli = await start();
+    await cli.packages.add(folder, 'trusted', 'ann');
+    await heard;
+    expect(reports).toEqual([{ loaded: ['acme.board'], swapped: [], removed: [], failed: [] }]);
+    expect(server.kinds.has('board')).toBe(true);
+    await server.close();
+    await cli.packages.remove('acme.board');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reports).toHaveLength(1);
+  });
+
   it("follows what another process installs and removes within one pass, and lists a package whose folder is gone as failed", async () => {
     const folder = await writeSourcePackage(join(packages, 'board'), { id: 'acme.board', version: '1.0.0', kinds: ['board'], text: 'board v1' });
     const server = await start();

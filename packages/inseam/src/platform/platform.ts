@@ -52,7 +52,7 @@ import { CheckedSchemaFile } from './checked-schemas.js';
 import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookReceipt } from './crawl-requests.js';
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
-import { InstalledPackages } from './installed-packages.js';
+import { InstalledPackages, type ReconcileOutcome } from './installed-packages.js';
 import { APP_ROOT_ENV, builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
 import { PackageStates } from './package-states.js';
 import { VectorIndexer } from '../vectors/index.js';
@@ -126,6 +126,7 @@ export class Platform {
   readonly #handles = new Set<CrawlHandle>();
   #crawls: CrawlRequests;
   #syncing = false;
+  #packageLoop: ReturnType<typeof setInterval> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(parts: PlatformParts, options: OpenPlatformOptions) {
@@ -281,7 +282,24 @@ export class Platform {
     return this.#closing;
   }
 
+  /**
+   * Runs the package-swap loop (`packages.reconcile()`) every `intervalMs` until close, so packages
+   * installed, swapped or removed by another process, or edited in their folders, follow without a
+   * restart. `report` hears every pass that changed something.
+   */
+  watchPackages(intervalMs: number, report: (outcome: ReconcileOutcome) => void): void {
+    this.#open();
+    clearInterval(this.#packageLoop);
+    this.#packageLoop = setInterval(() => {
+      void this.packages.reconcile().then((outcome) => {
+        if (Object.values(outcome).some((ids: readonly string[]) => ids.length > 0)) report(outcome);
+      }, () => undefined);
+    }, intervalMs);
+    this.#packageLoop.unref();
+  }
+
   async #close(): Promise<void> {
+    clearInterval(this.#packageLoop);
     this.#syncing = false;
     await this.scheduler.stop();
     const running = [...this.#handles];

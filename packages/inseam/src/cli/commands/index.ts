@@ -10,6 +10,7 @@ import { registerListingCommands } from './listing.js';
 import { registerMcpCommand } from './mcp.js';
 import { registerNetworkCommand } from './network.js';
 import { registerOAuthClientCommand } from './oauth-client.js';
+import { registerPackageCommand } from './package.js';
 import { registerSearchCommand } from './search.js';
 import { registerSigninCommand } from './signin.js';
 import { registerStatusCommand } from './status.js';
@@ -35,6 +36,7 @@ export function registerCommands(program: Command, io: CliIo): void {
   registerSearchCommand(program, io);
   registerTrialCommand(program, io);
   registerConnectorCommands(program, io);
+  registerPackageCommand(program, io);
   registerTokenCommand(program, io);
   registerSigninCommand(program, io);
   registerOAuthClientCommand(program, io);

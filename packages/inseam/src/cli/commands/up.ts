@@ -28,6 +28,7 @@ import { InvalidArgumentError, NotFoundError, PermissionDeniedError, Unavailable
 import { DEFAULT_MAX_WRITE_BYTES } from '../../http/limits.js';
 import type { TokenService } from '../../http/tokens.js';
 import type { Platform } from '../../platform/index.js';
+import type { ReconcileOutcome } from '../../platform/installed-packages.js';
 import type { CliIo } from '../io.js';
 import type { HostQueue } from '../../queue/index.js';
 import type { PostgresStore } from '../../store/index.js';
@@ -92,6 +93,18 @@ export const FILES_HOST = 'files';
 export const ADMIN_TOKEN_FILE = 'admin.token';
 /** How long shutdown waits for requests in flight before closing their connections. */
 export const SHUTDOWN_GRACE_MS = 10_000;
+/** How often the package-swap loop looks at the installed packages and their folders. */
+const PACKAGE_SWAP_MS = 5_000;
+
+function describeReconcile(outcome: ReconcileOutcome): string {
+  const parts = [
+    ['loaded', outcome.loaded],
+    ['swapped in', outcome.swapped],
+    ['removed', outcome.removed],
+    ['failed to load (see `inseam package ls`)', outcome.failed],
+  ] as const;
+  return parts.filter(([, ids]) => ids.length > 0).map(([what, ids]) => `${what}: ${ids.join(', ')}`).join('; ');
+}
 
 interface UpOptions {
   readonly folder?: string;
@@ -280,6 +293,7 @@ export function registerUpCommand(program: Command, io: CliIo): void {
           const base = `http://${urlHost(options.host)}:${bound}`;
           platform.scheduler.on('failed', (ref, error) => io.stderr.write(`inseam: syncing ${ref.network}/${ref.host} failed: ${error instanceof Error ? error.message : String(error)}\n`));
           if (queued === undefined) await platform.startSync();
+          platform.watchPackages(PACKAGE_SWAP_MS, (outcome) => io.stderr.write(`inseam: packages ${describeReconcile(outcome)}\n`));
           const madeToken = await adminToken(platform, tokens);
           await recordServer(platform.dataDir, publicUrl ?? base);
           const link = await signInLink(sessions, publicUrl ?? base);
