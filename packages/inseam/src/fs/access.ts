@@ -14,7 +14,7 @@
  *   remove, and a drop box (write without read) takes new objects only (docs/fs.md).
  * - A refusal names the right and the address (an address inside the host, never a host path).
  */
-import { NotFoundError, PermissionDeniedError, type PermissionTree } from '@neuralis/package-system/contracts';
+import { NotFoundError, PermissionDeniedError, type PermissionRights, type PermissionTree } from '@neuralis/package-system/contracts';
 import { addressToSourceUri, createAddress, formatAddress, parseAddress, type Address } from '../address/index.js';
 import { packageBaselines } from '../network/index.js';
 import type { Platform } from '../platform/index.js';
@@ -151,6 +151,18 @@ export class Access {
         throw denied(target, right, child);
       }
     }
+  }
+
+  /**
+   * The caller's rights at a host's root: the tree's, and for an agent `write` and `exec` only
+   * where a grant of its token covers the root (a grant further down is not the root's).
+   */
+  rightsAtRoot(caller: CheckedCaller, record: HostRecord): PermissionRights {
+    const tree = this.permissionsOf(record).rightsAt([]);
+    if (caller.agentId === undefined) return tree;
+    const grants = compileGrants(caller.grants);
+    const granted = (right: 'write' | 'exec'): boolean => tree[right] && grantCovers(grants, right, record.network, record.slug, []);
+    return { read: tree.read, write: granted('write'), exec: granted('exec') };
   }
 
   /** The host's compiled tree with the declaring package's baseline unioned on top. */

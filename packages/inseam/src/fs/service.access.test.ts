@@ -113,6 +113,16 @@ describe('routing', () => {
     expect((await fixture.fs.hosts(bob)).map((host) => host.slug)).toContain('bobs');
   });
 
+  it("answers a host's rights at its root as the caller's: an agent's write and exec only where a grant covers the root", async () => {
+    await fixture.platform.networks.addHost({ network: 'home', slug: 'open', kind: 'fs', config: { root: fixture.files }, permissions: { default: { read: true, write: true, exec: true } } });
+    const rightsOf = async (caller: Caller) => (await fixture.fs.hosts(caller)).find((host) => host.slug === 'open')?.rights;
+    expect(await rightsOf(ann)).toEqual({ read: true, write: true, exec: true });
+    expect(await rightsOf(callerOf('ann', { agentId: 'helper' }))).toEqual({ read: true, write: false, exec: false });
+    expect(await rightsOf(callerOf('ann', { agentId: 'helper', grants: [{ right: 'write', address: 'inseam://home/open' }] }))).toEqual({ read: true, write: true, exec: false });
+    // A grant below the root is not the root's: the agent may write there, not at the root.
+    expect(await rightsOf(callerOf('ann', { agentId: 'helper', grants: [{ right: 'write', address: 'inseam://home/open/docs' }, { right: 'exec', address: 'inseam://home/notes' }] }))).toEqual({ read: true, write: false, exec: false });
+  });
+
   it('answers unsupported naming kind and operation before the connector runs', async () => {
     const pad = { network: 'home', host: 'pad' };
     await fixture.platform.store.hosts.update(pad, { permissions: { default: { read: true, write: true, exec: true } } });

@@ -816,7 +816,7 @@ export class FsService {
       throw new NotFoundError(`There is no network "${who.network}".`, { details: { network: who.network } });
     }
     const records = (await this.#platform.store.hosts.list(who.network)).filter((record) => mayUseHost(who, record));
-    return Promise.all(records.map((record) => this.#hostView(record)));
+    return Promise.all(records.map((record) => this.#hostView(record, who)));
   }
 
   /**
@@ -943,7 +943,7 @@ export class FsService {
     return answer === true;
   }
 
-  async #hostView(record: HostRecord): Promise<FsHost> {
+  async #hostView(record: HostRecord, who: CheckedCaller): Promise<FsHost> {
     const metadata = this.#platform.loader.sourceKinds.get(record.kind);
     const status = await this.#status(record);
     return {
@@ -957,7 +957,7 @@ export class FsService {
       ownership: record.ownership,
       category: metadata?.category ?? null,
       capabilities: metadata?.capabilities ?? [],
-      rights: this.#access.permissionsOf(record).rightsAt([]),
+      rights: this.#access.rightsAtRoot(who, record),
       runtimeGated: metadata?.runtimeGated === true,
       status,
     };

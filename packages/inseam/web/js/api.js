@@ -17,11 +17,13 @@ export class ApiError extends Error {
  * sends `Authorization: Bearer <token>` and the `Inseam-Network` header.
  */
 export function createApi(session) {
-  async function request(method, path, { body, headers = {}, signal } = {}) {
+  /** `body` goes as JSON; `raw` (a Blob or File: an upload) goes as it is, streamed by the browser. */
+  async function request(method, path, { body, raw, headers = {}, signal } = {}) {
     const init = { method, headers: { ...headers }, signal, cache: 'no-store', credentials: 'omit' };
     if (session.token) init.headers.authorization = `Bearer ${session.token}`;
     if (session.network) init.headers['inseam-network'] = session.network;
-    if (body !== undefined) {
+    if (raw !== undefined) init.body = raw;
+    else if (body !== undefined) {
       init.headers['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
@@ -51,6 +53,17 @@ export function createApi(session) {
     patch: (path, body, options) => json('PATCH', path, { ...options, body: body ?? {} }),
     delete: (path, options) => json('DELETE', path, options),
   };
+}
+
+/** The ApiError of a response that is not ok (its body the API's error envelope, when it is one). */
+export async function errorOf(response) {
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  return new ApiError(response.status, body);
 }
 
 /** A query string from an object; arrays repeat the parameter. */

@@ -2,10 +2,12 @@
 // an entry's details, a text or image preview, downloads that fetch the bytes in ranges (and a
 // byte range of their own), and search over the synced content.
 
-import { ApiError, query } from './api.js';
+import { errorOf, query } from './api.js';
 import { button, categoryIcon, chip, emptyState, errorBlock, h, icon, progressBar, replace, spinner, uid } from './dom.js';
 import { ago, bytes, count, plural, when } from './format.js';
 import { isDimmed, liveness } from './hosts.js';
+import { deleteEntry, folderRights, renameEntry, uploadControl } from './file-actions.js';
+import { activeFilters, apiFilters, filterForm, readFilters } from './search-filters.js';
 
 const PAGE_SIZE = 200;
 const PREVIEW_TEXT_BYTES = 256 * 1024;
@@ -95,16 +97,6 @@ async function fetchRange(api, entry, { first = 0, last, onProgress } = {}) {
   return new Blob(parts, { type: entry.mime ?? 'application/octet-stream' });
 }
 
-async function errorOf(response) {
-  let body;
-  try {
-    body = await response.json();
-  } catch {
-    body = undefined;
-  }
-  return new ApiError(response.status, body);
-}
-
 /** Hands a blob to the browser as a download named `name`. */
 function save(blob, name) {
   const url = URL.createObjectURL(blob);
@@ -163,11 +155,15 @@ export function browseView(ctx, params) {
   let objectUrls = [];
   let generation = 0;
   let ready;
+  /** The filters of the search shown, kept when the words or the mode change; none outside a search. */
+  let filters = readFilters(new URLSearchParams());
+
+  const searchHash = (text, mode, given) => `#/browse${query({ q: text, mode, ...given })}`;
 
   searchForm.addEventListener('submit', (event) => {
     event.preventDefault();
     const text = searchInput.value.trim();
-    if (text !== '') navigate(`#/browse${query({ q: text, mode: modeSelect.value })}`);
+    if (text !== '') navigate(searchHash(text, modeSelect.value, filters));
   });
 
   /* ---------------------------------------------------------------- tree */
@@ -224,6 +220,20 @@ export function browseView(ctx, params) {
     }
     if (node.children.length === 0 && node.cursor === null) node.group.append(h('li', { role: 'none', class: 'tree-empty muted small', text: 'Empty' }));
     return node.children;
+  }
+
+  /** Drops what was listed of a folder (its subtree too), so the next look lists it again. */
+  function forgetChildren(node) {
+    const drop = (item) => {
+      nodes.delete(item.li);
+      if (item.address) byAddress.delete(item.address);
+      for (const child of item.children ?? []) drop(child);
+    };
+    for (const child of node.children ?? []) drop(child);
+    for (const li of node.group?.querySelectorAll('.load-more') ?? []) nodes.delete(li);
+    node.children = null;
+    node.cursor = null;
+    node.group?.replaceChildren();
   }
 
   async function expand(node, open = true) {
@@ -584,14 +594,28 @@ export function browseView(ctx, params) {
       return;
     }
     if (token !== generation) return;
+    const may = folderRights(hostInfo, folderSource);
+    // After a change the folder is listed again, in the tree too.
+    const changed = () => {
+      if (node) forgetChildren(node);
+      if (token === generation) void showEntry(node, host, path);
+    };
+    const rowActions = (child) =>
+      h(
+        'td',
+        { class: 'row-actions' },
+        may.rename ? button('Rename', { kind: 'ghost', iconName: 'pencil', class: 'btn-xs', 'aria-label': `Rename ${child.name}`, onClick: () => renameEntry({ api, parent: element, folder: folderAddress, entry: child.entry, onDone: (name) => { toast(`Renamed ${child.name} to ${name}.`); changed(); } }) }) : null,
+        may.delete ? button('Delete', { kind: 'ghost', iconName: 'trash', class: 'btn-xs', 'aria-label': `Delete ${child.name}`, onClick: () => deleteEntry({ api, parent: element, entry: child.entry, onDone: () => { toast(`Deleted ${child.name}.`); changed(); } }) }) : null,
+      );
     const rowOf = (child) =>
       h(
         'tr',
-        {},
+        { 'data-name': child.name },
         h('td', {}, h('a', { class: 'entry-link', href: hashOf(host, child.path) }, entryIcon(child.entry), h('span', { text: child.name }))),
         h('td', { class: 'num', text: child.type === 'directory' ? '—' : bytes(child.entry.size) }),
         h('td', { class: 'muted nowrap', text: child.entry.mtime ? ago(child.entry.mtime) : '—' }),
         h('td', { class: 'muted mono small', text: child.type === 'directory' ? 'folder' : (child.entry.mime ?? '') }),
+        may.rename || may.delete ? rowActions(child) : null,
       );
     const hasMore = () => (node ? node.cursor !== null : cursor !== null);
     const shown = children.length;
@@ -642,42 +666,58 @@ export function browseView(ctx, params) {
           folderSource === 'catalog' ? chip('synced copy — host offline', 'amber') : null,
           path === '' && hostInfo ? chip(liveness(hostInfo).text, liveness(hostInfo).key === 'online' ? 'green' : liveness(hostInfo).key === 'unknown' ? 'neutral' : 'amber') : null,
         ),
+        may.upload ? uploadControl({ api, address: folderAddress, toast, onDone: changed }) : null,
         count,
         children.length === 0
           ? emptyState('This folder is empty')
-          : h('div', { class: 'table-scroll' }, h('table', { class: 'table files-table' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Name' }), h('th', { scope: 'col', class: 'num', text: 'Size' }), h('th', { scope: 'col', text: 'Modified' }), h('th', { scope: 'col', text: 'Type' }))), tbody)),
+          : h(
+              'div',
+              { class: 'table-scroll' },
+              h(
+                'table',
+                { class: 'table files-table' },
+                h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Name' }), h('th', { scope: 'col', class: 'num', text: 'Size' }), h('th', { scope: 'col', text: 'Modified' }), h('th', { scope: 'col', text: 'Type' }), may.rename || may.delete ? h('th', { scope: 'col' }, h('span', { class: 'sr-only', text: 'Actions' })) : null)),
+                tbody,
+              ),
+            ),
         children.length === 0 ? null : more,
       ),
     );
   }
 
-  async function showSearch(text, mode) {
+  async function showSearch(text, mode, given) {
     const token = ++generation;
     releaseUrls();
     searchInput.value = text;
     modeSelect.value = mode;
+    filters = given;
+    const form = () => filterForm({ hosts, filters: given, onApply: (next) => navigate(searchHash(text, mode, next)) });
     replace(detail, h('p', { class: 'muted' }, spinner('Searching'), ` Searching for “${text}”…`));
     let page;
     try {
-      page = await api.get(`/v1/search${query({ q: text, limit: 50, mode })}`);
+      const { host, where } = apiFilters(given);
+      page = await api.get(`/v1/search${query({ q: text, limit: 50, mode, host, where })}`);
     } catch (error) {
-      if (token === generation) replace(detail, errorBlock(error, 'The search failed'));
+      // The form stays, so a filter the server refused can be changed or cleared.
+      if (token === generation) replace(detail, h('section', { class: 'results', 'aria-label': 'Search results' }, form(), errorBlock(error, 'The search failed')));
       return;
     }
     if (token !== generation) return;
+    const filtered = activeFilters(given) > 0;
     replace(
       detail,
       h(
         'section',
         { class: 'results', 'aria-label': 'Search results' },
-        h('header', { class: 'entry-head' }, icon('search'), h('h2', { text: `Results for “${text}”` }), chip(plural(page.hits.length, 'hit'), 'neutral')),
+        h('header', { class: 'entry-head' }, icon('search'), h('h2', { text: `Results for “${text}”` }), chip(plural(page.hits.length, 'hit'), 'neutral'), filtered ? chip(plural(activeFilters(given), 'filter'), 'blue', { 'data-filters': String(activeFilters(given)) }) : null),
+        form(),
         ...(page.index ?? [])
           .filter((coverage) => coverage.pending > 0 || coverage.failed > 0 || coverage.error)
           .map((coverage) =>
             h('p', { class: 'muted small index-coverage' }, coverage.error ? `Search by meaning is unavailable: ${coverage.error.message}` : `Not searched by meaning yet: ${coverage.pending} pending, ${coverage.failed} failed.`),
           ),
         page.hits.length === 0
-          ? emptyState('Nothing matches', 'Search covers the content inseam has synced; a host crawls before its files are found.')
+          ? emptyState('Nothing matches', filtered ? 'Nothing synced matches these words with these filters; clear a filter to look wider.' : 'Search covers the content inseam has synced; a host crawls before its files are found.')
           : h(
               'ol',
               { class: 'hits' },
@@ -707,7 +747,8 @@ export function browseView(ctx, params) {
     await ready;
     const text = search.get('q');
     const mode = ['keyword', 'semantic', 'hybrid'].includes(search.get('mode')) ? search.get('mode') : 'hybrid';
-    if (text) return showSearch(text, mode);
+    if (text) return showSearch(text, mode, readFilters(search));
+    filters = readFilters(new URLSearchParams());
     const [hostSlug = '', ...segments] = rest.split('/');
     const host = decodeURIComponent(hostSlug);
     const path = segments.filter((segment) => segment !== '').join('/');
