@@ -7,11 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { FetchMessageObject, FetchQueryObject, MessageStructureObject } from 'imapflow';
-import { simpleParser } from 'mailparser';
-import type { AddressObject, EmailAddress } from 'mailparser';
 import type { Entry, Envelope } from '@inseam/connector';
-import { authenticationResults, listId, mailDirection, mailParties } from '@inseam/connector/envelope';
-import type { MailAddress, MailParties } from '@inseam/connector/envelope';
+import { decodeEncodedWords, headerFields, headerValues, statedEnvelope } from '@inseam/connector/envelope';
 import type { ImapConfig } from './config.js';
 import { attachmentPath, messagePath, safeFilename } from './paths.js';
 import type { MessageRef } from './paths.js';
@@ -63,21 +60,6 @@ export function utc(date: Date | string | undefined): string {
   return Number.isNaN(value.getTime()) ? '1970-01-01T00:00:00Z' : value.toISOString().replace(/\.\d{3}Z$/u, 'Z');
 }
 
-function flatten(addresses: readonly EmailAddress[]): MailAddress[] {
-  const out: MailAddress[] = [];
-  for (const item of addresses) {
-    if (item.group !== undefined) out.push(...flatten(item.group));
-    else out.push({ ...(item.address === undefined ? {} : { address: item.address }), ...(item.name === undefined ? {} : { name: item.name }) });
-  }
-  return out;
-}
-
-function addressList(value: unknown): MailAddress[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  const objects = (Array.isArray(value) ? value : [value]) as AddressObject[];
-  return objects.flatMap((object) => (Array.isArray(object?.value) ? flatten(object.value) : []));
-}
-
 /** Attachments in MIME order: parts marked `attachment`, or named parts that are not the message's text. */
 export function attachmentsOf(structure: MessageStructureObject | undefined): AttachmentPart[] {
   const out: AttachmentPart[] = [];
@@ -101,49 +83,28 @@ export function attachmentsOf(structure: MessageStructureObject | undefined): At
   return out;
 }
 
-/** Raw values of one header field, topmost first, unfolded. */
-export function rawHeaderValues(headers: string, name: string): string[] {
-  const unfolded = headers.replace(/\r?\n[ \t]+/gu, ' ');
-  const out: string[] = [];
-  const prefix = `${name.toLowerCase()}:`;
-  for (const line of unfolded.split(/\r?\n/u)) {
-    if (line.toLowerCase().startsWith(prefix)) out.push(line.slice(prefix.length).trim());
-  }
-  return out;
+/** The Message-ID as written, angle brackets included; null without one. */
+function messageIdOf(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const bracketed = /<[^<>\s]+>/u.exec(value);
+  return bracketed?.[0] ?? (value === '' ? null : value);
 }
 
-/** The facts of one fetched message; never throws on malformed headers (they yield no party). */
-export async function messageFacts(message: FetchMessageObject, mailbox: MailboxInfo, uidValidity: string, config: ImapConfig): Promise<MessageFacts> {
-  const headerText = message.headers === undefined ? '' : message.headers.toString('latin1');
-  let parsed: Awaited<ReturnType<typeof simpleParser>> | undefined;
-  try {
-    parsed = await simpleParser(Buffer.concat([message.headers ?? Buffer.alloc(0), Buffer.from('\r\n')]), { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
-  } catch {
-    parsed = undefined;
-  }
-  const parties: MailParties = {
-    from: addressList(parsed?.from),
-    sender: addressList(parsed?.headers.get('sender')),
-    'reply-to': addressList(parsed?.replyTo),
-    to: addressList(parsed?.to),
-    cc: addressList(parsed?.cc),
-    bcc: addressList(parsed?.bcc),
-  };
-  const stated = mailParties(parties);
-  const inSent = mailbox.specialUse === 'sent' || mailbox.specialUse === 'drafts';
-  const auth = config.authservId === undefined ? undefined : authenticationResults(rawHeaderValues(headerText, 'authentication-results'), config.authservId);
-  const list = listId(rawHeaderValues(headerText, 'list-id')[0]);
-  const envelope: Envelope = {
-    direction: mailDirection(stated, config.ownAddresses, inSent),
-    parties: stated,
-    ...(auth === undefined ? {} : { auth }),
-    ...(list === undefined ? {} : { list }),
-  };
+/**
+ * The facts of one fetched message; never throws on malformed headers (they yield no party). The
+ * envelope is `statedEnvelope`'s — the function the trial holds every mail connector's envelopes
+ * to — with the mailbox's special use deciding `inSentMailbox`.
+ */
+export function messageFacts(message: FetchMessageObject, mailbox: MailboxInfo, uidValidity: string, config: ImapConfig): MessageFacts {
+  const header = message.headers ?? new Uint8Array(0);
+  const fields = headerFields(header);
+  const inSentMailbox = mailbox.specialUse === 'sent' || mailbox.specialUse === 'drafts';
+  const envelope = statedEnvelope(header, { ownAddresses: config.ownAddresses, ...(config.authservId === undefined ? {} : { authservId: config.authservId }), inSentMailbox });
   const addressesOf = (role: string): string | null => {
-    const found = stated.filter((party) => party.role === role).map((party) => party.identity.slice('mailto:'.length).toLowerCase());
+    const found = envelope.parties.filter((party) => party.role === role).map((party) => party.identity.slice('mailto:'.length).toLowerCase());
     return found.length === 0 ? null : found.join(', ');
   };
-  const subject = typeof parsed?.subject === 'string' ? parsed.subject : null;
+  const subject = headerValues(fields, 'subject')[0];
   // \Recent belongs to one session (RFC 3501 §2.3.2): each connection sees it differently, so it is no state of the message.
   const flags = [...(message.flags ?? [])].filter((flag) => flag !== '\\Recent').sort();
   return {
@@ -157,8 +118,8 @@ export async function messageFacts(message: FetchMessageObject, mailbox: Mailbox
     threadId: message.threadId ?? null,
     attachments: attachmentsOf(message.bodyStructure),
     envelope,
-    subject,
-    messageId: typeof parsed?.messageId === 'string' ? parsed.messageId : null,
+    subject: subject === undefined ? null : decodeEncodedWords(subject),
+    messageId: messageIdOf(headerValues(fields, 'message-id')[0]),
     from: addressesOf('from'),
     to: addressesOf('to'),
   };
@@ -232,6 +193,8 @@ export function attachmentEntries(facts: MessageFacts, mailbox: MailboxInfo): En
     mime: part.type,
     ...(facts.emailId === null ? {} : { nativeId: `emailid:${facts.emailId}/${part.index}` }),
     envelope: facts.envelope,
-    extra: { ...mailboxFields(facts, mailbox), kind: 'attachment', size: null, part: part.part, filename: part.filename },
+    // The envelope is the message's, so its raw form is the message: the trial reads that header,
+    // not the attachment's own bytes (a forwarded .eml has headers of its own).
+    extra: { ...mailboxFields(facts, mailbox), kind: 'attachment', size: null, part: part.part, filename: part.filename, rawMessage: messagePath(facts.ref, mailbox.delimiter) },
   }));
 }

@@ -23,7 +23,7 @@ export async function fetchFacts(client: ImapFlow, mailbox: MailboxObject, box: 
   const uidValidity = mailbox.uidValidity.toString();
   const out: MessageFacts[] = [];
   if (cache === undefined) {
-    for await (const message of client.fetch(range, ENTRY_QUERY, { uid: true })) out.push(await messageFacts(message, box, uidValidity, config));
+    for await (const message of client.fetch(range, ENTRY_QUERY, { uid: true })) out.push(messageFacts(message, box, uidValidity, config));
     return out;
   }
   const unknown: number[] = [];
@@ -38,7 +38,7 @@ export async function fetchFacts(client: ImapFlow, mailbox: MailboxObject, box: 
   }
   if (unknown.length > 0) {
     for await (const message of client.fetch(compactUids(unknown), ENTRY_QUERY, { uid: true })) {
-      const facts = await messageFacts(message, box, uidValidity, config);
+      const facts = messageFacts(message, box, uidValidity, config);
       cache.set(FactsCache.key(box.name, uidValidity, facts.uid), facts);
       out.push(facts);
     }

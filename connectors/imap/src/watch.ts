@@ -222,7 +222,7 @@ export class ImapWatch {
           for await (const message of client.fetch(range, ENTRY_QUERY, { uid: true, ...(changedSince === undefined ? {} : { changedSince }) })) {
             if (seen.has(message.uid)) continue;
             seen.add(message.uid);
-            const facts = await messageFacts(message, box, uidValidity, this.#session.config);
+            const facts = messageFacts(message, box, uidValidity, this.#session.config);
             const [entry, ...parts] = entriesOf(facts, box);
             puts.push({ type: 'put', path: entry!.path, entry: entry! });
             for (const part of parts) puts.push({ type: 'put', path: part.path, entry: part });

@@ -1,2 +1,4 @@
-export { MAIL_ROLES, mailIdentity, mailParties, partyAddresses, authenticationResults, parseAuthenticationResults, listId, mailDirection } from './envelope.js';
-export type { MailRole, MailAddress, MailParties, AuthResults } from './envelope.js';
+export { MAIL_ROLES, mailIdentity, statedEnvelope, authenticationResults, parseAuthenticationResults, listId } from './envelope.js';
+export type { MailRole, AuthResults, EnvelopeOwner } from './envelope.js';
+export { headerFields, headerValues, decodeEncodedWords } from './header-block.js';
+export type { HeaderField } from './header-block.js';

@@ -1,25 +1,24 @@
 /**
- * Reading a mail envelope faithfully (authoring.md#envelopes): the parties as the headers state
- * them, the receiving host's own authentication results, and the list a message came through.
- * Shared by the built-in `imap` kind and by anything else that reads RFC 5322 messages, so every
- * mail host answers the same envelope for the same headers.
+ * Reading a mail envelope faithfully (authoring.md#envelopes-messages): the parties as the headers
+ * state them, the receiving host's own authentication results, the list a message came through,
+ * and whether the owner wrote it. `statedEnvelope` is the one place this is decided: the built-in
+ * `imap` kind builds its envelopes with it and the trial's check 5 holds every connector's
+ * envelopes to it, so the two cannot disagree about the same header.
  *
  * Nothing here invents a participant: a role is reported only for an address a header carries,
- * and a header that cannot be parsed yields no party rather than a guess.
+ * and a header that cannot be parsed yields no party rather than a guess. No mail library is
+ * used: the header block is parsed here (header-block.ts, address-list.ts).
  */
+import { parseAddressList } from './address-list.js';
+import type { MailAddress } from './address-list.js';
+import { headerFields, headerValues } from './header-block.js';
 import type { Envelope } from './types.js';
 
 /** The address roles of RFC 5322 §3.6.2–3, in header order. */
 export const MAIL_ROLES = ['from', 'sender', 'reply-to', 'to', 'cc', 'bcc'] as const;
 export type MailRole = (typeof MAIL_ROLES)[number];
 
-/** One mailbox of an address header: the address, and the display name the header gave (unused for identity). */
-export interface MailAddress {
-  readonly address?: string;
-  readonly name?: string;
-}
-
-export type MailParties = Partial<Record<MailRole, readonly MailAddress[] | undefined>>;
+type MailParties = Partial<Record<MailRole, readonly MailAddress[] | undefined>>;
 
 const ADDRESS = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+$/u;
 
@@ -37,7 +36,7 @@ export function mailIdentity(address: string | undefined): string | null {
 }
 
 /** The parties of a message, role by role in header order, each identity once per role. */
-export function mailParties(parties: MailParties): Envelope['parties'] {
+function mailParties(parties: MailParties): Envelope['parties'] {
   const out: { identity: string; role: string }[] = [];
   const seen = new Set<string>();
   for (const role of MAIL_ROLES) {
@@ -52,7 +51,7 @@ export function mailParties(parties: MailParties): Envelope['parties'] {
 }
 
 /** The addresses a party list names, lowercased, whatever the role. */
-export function partyAddresses(parties: Envelope['parties'], role?: string): string[] {
+function partyAddresses(parties: Envelope['parties'], role?: string): string[] {
   return parties.filter((party) => role === undefined || party.role === role).map((party) => party.identity.slice('mailto:'.length).toLowerCase());
 }
 
@@ -121,15 +120,52 @@ export function listId(value: string | undefined): string | undefined {
 }
 
 /**
- * `sent` when the owner wrote the message: the From (or Sender) is one of the owner's
- * addresses, or the message sits in a mailbox the server marks as the owner's sent or drafts
- * mail; `received` otherwise.
+ * Who the message's direction is decided by: the owner's addresses, the authserv-id of the
+ * owner's receiving host, and whether the message sits in a mailbox the server marks as the
+ * owner's sent or drafts mail (RFC 6154 `\Sent`, `\Drafts`).
  */
-export function mailDirection(parties: Envelope['parties'], ownAddresses: readonly string[], inSentMailbox: boolean): Envelope['direction'] {
-  if (inSentMailbox) return 'sent';
-  const own = new Set(ownAddresses.map((address) => address.trim().toLowerCase()));
+export interface EnvelopeOwner {
+  readonly ownAddresses?: readonly string[];
+  readonly authservId?: string;
+  readonly inSentMailbox?: boolean;
+}
+
+/**
+ * `sent` when the owner wrote the message: the From (or Sender) is one of the owner's addresses,
+ * or the message sits in the owner's Sent or Drafts mailbox — unless the owner's receiving host
+ * stamped it (an `Authentication-Results` header of its authserv-id), which means it arrived
+ * from outside: a message someone else wrote that was moved into Sent is still `received`.
+ * `received` otherwise.
+ */
+function mailDirection(parties: Envelope['parties'], owner: EnvelopeOwner, stampedByOwnHost: boolean): Envelope['direction'] {
+  const own = new Set((owner.ownAddresses ?? []).map((address) => address.trim().toLowerCase()));
   const authors = [...partyAddresses(parties, 'from'), ...partyAddresses(parties, 'sender')];
-  return authors.some((address) => own.has(address)) ? 'sent' : 'received';
+  if (authors.some((address) => own.has(address))) return 'sent';
+  return owner.inSentMailbox === true && !stampedByOwnHost ? 'sent' : 'received';
+}
+
+/**
+ * The envelope a message's header states (authoring.md#envelopes-messages), from its header block
+ * or the whole message (read to its first empty line; bytes or text). Parties from From, Sender,
+ * Reply-To, To, Cc and Bcc (every such field, groups included); `auth` from the topmost
+ * `Authentication-Results` of `owner.authservId` only (none without one); `list` from the first
+ * `List-Id`; the direction as mailDirection above.
+ */
+export function statedEnvelope(header: string | Uint8Array, owner: EnvelopeOwner = {}): Envelope {
+  const fields = headerFields(header);
+  const parties: MailParties = Object.fromEntries(MAIL_ROLES.map((role) => [role, headerValues(fields, role).flatMap(parseAddressList)]));
+  const stated = mailParties(parties);
+  const results = headerValues(fields, 'authentication-results');
+  const authservId = owner.authservId?.trim().toLowerCase() ?? '';
+  const auth = authservId === '' ? undefined : authenticationResults(results, authservId);
+  const stamped = authservId !== '' && results.some((value) => parseAuthenticationResults(value)?.authservId.toLowerCase() === authservId);
+  const list = listId(headerValues(fields, 'list-id')[0]);
+  return {
+    direction: mailDirection(stated, owner, stamped),
+    parties: stated,
+    ...(auth === undefined ? {} : { auth }),
+    ...(list === undefined ? {} : { list }),
+  };
 }
 
 function stripComments(text: string): string {

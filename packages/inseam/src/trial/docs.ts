@@ -54,6 +54,7 @@ export const DOC_SECTIONS = Object.freeze({
   identitySubObjects: 'identity-sub-objects',
   envelopes: 'envelopes',
   envelopeMessages: 'envelopes-messages',
+  envelopeSentMailboxes: 'envelopes-sent-and-drafts-mailboxes',
   changeEvents: 'change-events',
   sandboxModule: 'sandbox-module-shape',
   sandboxGlobals: 'sandbox-globals',

@@ -4,14 +4,15 @@
  * form), the trial reads the message's header and holds the envelope to it
  * (authoring.md#envelopes-messages): every party is an address the header of its role carries,
  * `auth` is what the owner's receiving host wrote in its own `Authentication-Results`, `list` is
- * the `List-Id`, and the direction follows from the owner's addresses. Only the format of an
+ * the `List-Id`, and the direction follows from the owner's addresses and the Sent or Drafts
+ * mailbox the connector declares (authoring.md#envelopes-sent-and-drafts-mailboxes). The header
+ * is read by `statedEnvelope`, which the `imap` kind builds its envelopes with. Only the format of an
  * envelope is checked elsewhere (check 3), so without this an invented recipient, a blanket
  * `dkim: pass` or every message marked `sent` would pass.
  */
 import type { Entry, Envelope } from '@inseam/connector';
-import { authenticationResults, listId, mailDirection, mailParties, MAIL_ROLES, parseAuthenticationResults, type MailAddress, type MailParties } from '@inseam/connector/envelope';
+import { authenticationResults, headerFields, headerValues, MAIL_ROLES, parseAuthenticationResults, statedEnvelope, type EnvelopeOwner } from '@inseam/connector/envelope';
 import { describeValue, listProblems } from '@neuralis/package-system/testing';
-import type { AddressObject, EmailAddress } from 'mailparser';
 import { call, mimeEssence, readStream, requireConnector, sampleEntries, type TrialContext } from '../context.js';
 import { DOC_SECTIONS, ensureAt } from '../docs.js';
 import type { TrialEnvelopeOwner } from '../types.js';
@@ -44,59 +45,20 @@ export function envelopeOwner(context: TrialContext): { ownAddresses?: readonly 
   };
 }
 
-/** The header block of a message: up to its first empty line (all of it when there is none). */
-function headerBlock(bytes: Uint8Array): Buffer {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const crlf = buffer.indexOf('\r\n\r\n');
-  const lf = buffer.indexOf('\n\n');
-  const ends = [crlf === -1 ? -1 : crlf + 2, lf === -1 ? -1 : lf + 1].filter((end) => end >= 0);
-  return ends.length === 0 ? buffer : buffer.subarray(0, Math.min(...ends));
-}
-
-/** Raw values of one header field, topmost first, unfolded. */
-function headerValues(header: string, name: string): string[] {
-  const prefix = `${name.toLowerCase()}:`;
-  return header
-    .replace(/\r?\n[ \t]+/gu, ' ')
-    .split(/\r?\n/u)
-    .filter((line) => line.toLowerCase().startsWith(prefix))
-    .map((line) => line.slice(prefix.length).trim());
-}
-
-function flatten(addresses: readonly EmailAddress[]): MailAddress[] {
-  return addresses.flatMap((item) => (item.group !== undefined ? flatten(item.group) : item.address === undefined ? [] : [{ address: item.address }]));
-}
-
-function addressList(value: unknown): MailAddress[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  const objects = (Array.isArray(value) ? value : [value]) as AddressObject[];
-  return objects.flatMap((object) => (Array.isArray(object?.value) ? flatten(object.value) : []));
-}
-
-/** What the header states: the parties by role, the raw auth results, the List-Id. */
+/** The header block the trial read, as the envelope it states and its raw Authentication-Results. */
 interface StatedHeader {
-  readonly parties: Envelope['parties'];
+  readonly envelope: Envelope;
   readonly authResults: readonly string[];
-  readonly listId: string | undefined;
 }
 
-async function statedHeader(bytes: Uint8Array): Promise<StatedHeader> {
-  const block = headerBlock(bytes);
-  // Parsed as imap's envelope code parses it (connectors/imap/src/entries.ts): encoded words,
-  // quoted names, comments and groups are mailparser's to get right. Loaded only for a listing
-  // with messages, so a trial of any other host does not pay for it.
-  const { simpleParser } = await import('mailparser');
-  const parsed = await simpleParser(Buffer.concat([block, Buffer.from('\r\n')]), { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true }).catch(() => undefined);
-  const parties: MailParties = {
-    from: addressList(parsed?.from),
-    sender: addressList(parsed?.headers.get('sender')),
-    'reply-to': addressList(parsed?.replyTo),
-    to: addressList(parsed?.to),
-    cc: addressList(parsed?.cc),
-    bcc: addressList(parsed?.bcc),
-  };
-  const text = block.toString('latin1');
-  return { parties: mailParties(parties), authResults: headerValues(text, 'authentication-results'), listId: listId(headerValues(text, 'list-id')[0]) };
+/**
+ * What the header states, by the very function the `imap` kind builds its envelopes with
+ * (`statedEnvelope`, @inseam/connector/envelope), so the trial and the built-in kind cannot read
+ * one header two ways.
+ */
+function statedHeader(bytes: Uint8Array, owner: EnvelopeOwner): StatedHeader {
+  const fields = headerFields(bytes);
+  return { envelope: statedEnvelope(bytes, owner), authResults: headerValues(fields, 'authentication-results') };
 }
 
 const HEADER_NAMES: Readonly<Record<string, string>> = { from: 'From', sender: 'Sender', 'reply-to': 'Reply-To', to: 'To', cc: 'Cc', bcc: 'Bcc' };
@@ -109,7 +71,7 @@ function addressKey(identity: string): string {
 function partyProblems(envelope: Envelope, stated: StatedHeader): string[] {
   const byRole = new Map<string, Set<string>>();
   const anywhere = new Set<string>();
-  for (const party of stated.parties) {
+  for (const party of stated.envelope.parties) {
     const key = addressKey(party.identity);
     byRole.set(party.role, (byRole.get(party.role) ?? new Set()).add(key));
     anywhere.add(key);
@@ -159,6 +121,50 @@ function unanchoredAuthProblem(auth: Envelope['auth'], values: readonly string[]
   return undefined;
 }
 
+/** The special uses (RFC 6154) under which a message counts as the owner's own. */
+const SENT_USES = ['sent', 'drafts'] as const;
+
+/** The mailbox an entry says it is in, and that mailbox's special use, from `extra.mailbox` and `extra.specialUse`. */
+function mailboxOf(entry: Entry): { mailbox: string; specialUse: unknown } | undefined {
+  const mailbox = entry.extra?.['mailbox'];
+  return typeof mailbox === 'string' && mailbox !== '' ? { mailbox, specialUse: entry.extra?.['specialUse'] } : undefined;
+}
+
+/**
+ * The mailboxes the connector declares as the owner's Sent or Drafts, by name, with their use.
+ * A declaration counts only when it cannot be made for some messages alone: every listed entry
+ * naming the mailbox must state the same special use, and INBOX — where mail arrives
+ * (RFC 3501 §5.1) — is never one. Either broken is a failure, so a connector cannot call every
+ * message sent by calling every mailbox Sent. The mailboxes are named in check 5's detail, for
+ * the person approving.
+ */
+function sentMailboxes(entries: readonly Entry[]): Map<string, (typeof SENT_USES)[number]> {
+  const uses = new Map<string, Set<string>>();
+  for (const entry of entries) {
+    const found = mailboxOf(entry);
+    if (found === undefined) continue;
+    const use = typeof found.specialUse === 'string' ? found.specialUse : describeValue(found.specialUse);
+    uses.set(found.mailbox, (uses.get(found.mailbox) ?? new Set()).add(use));
+  }
+  const out = new Map<string, (typeof SENT_USES)[number]>();
+  for (const [mailbox, stated] of uses) {
+    const sentLike = [...stated].filter((use) => (SENT_USES as readonly string[]).includes(use));
+    if (sentLike.length === 0) continue;
+    ensureAt(DOC_SECTIONS.envelopeSentMailboxes, stated.size === 1, {
+      expected: `every listed entry in mailbox ${JSON.stringify(mailbox)} states the same extra.specialUse (the mailbox's, as the server marks it)`,
+      actual: `its entries state ${[...stated].map((use) => JSON.stringify(use)).join(' and ')}`,
+      fix: 'set extra.specialUse from the server\'s mark on the mailbox (RFC 6154 \\Sent, \\Drafts, …; "none" without one), the same on every message and attachment of the mailbox, never per message',
+    });
+    ensureAt(DOC_SECTIONS.envelopeSentMailboxes, mailbox.toLowerCase() !== 'inbox', {
+      expected: 'INBOX, where mail arrives, is not declared the owner\'s Sent or Drafts mailbox',
+      actual: `its entries state extra.specialUse ${JSON.stringify(sentLike[0])}`,
+      fix: 'take extra.specialUse from the server\'s special-use mark of the mailbox (LIST RETURN (SPECIAL-USE)); INBOX has "inbox"',
+    });
+    out.set(mailbox, sentLike[0] as (typeof SENT_USES)[number]);
+  }
+  return out;
+}
+
 /**
  * Compares the envelopes of up to MESSAGE_SAMPLE message entries with their headers. Resolves to
  * what was compared (for check 5's detail), or undefined when no listed entry is a message with
@@ -169,6 +175,7 @@ export async function checkEnvelopes(context: TrialContext): Promise<string | un
   const messages = (context.entries ?? []).filter((entry) => entry.envelope !== undefined && rawMessagePath(entry) !== undefined);
   if (messages.length === 0) return undefined;
   const owner = envelopeOwner(context);
+  const sent = sentMailboxes(context.entries ?? []);
   let compared = 0;
   for (const entry of sampleEntries(messages, MESSAGE_SAMPLE)) {
     const envelope = entry.envelope!;
@@ -176,7 +183,9 @@ export async function checkEnvelopes(context: TrialContext): Promise<string | un
     const doing = `read(${JSON.stringify(raw)})`;
     const where = raw === entry.path ? JSON.stringify(entry.path) : `${JSON.stringify(entry.path)} (its raw message ${JSON.stringify(raw)})`;
     const bytes = (await readStream(await call(doing, () => connector.read(raw)), HEADER_CAP, doing)).bytes;
-    const stated = await statedHeader(bytes);
+    const box = mailboxOf(entry);
+    const inSent = box === undefined ? undefined : sent.get(box.mailbox);
+    const stated = statedHeader(bytes, { ...owner, inSentMailbox: inSent !== undefined });
     const parties = partyProblems(envelope, stated);
     ensureAt(DOC_SECTIONS.envelopeMessages, parties.length === 0, {
       expected: `the envelope of ${where} names only parties its header states, each under the role of the header that carries it`,
@@ -184,7 +193,7 @@ export async function checkEnvelopes(context: TrialContext): Promise<string | un
       fix: 'take the parties from the message\'s From, Sender, Reply-To, To, Cc and Bcc headers only, one per address (mailto: and the address), the role the header\'s name; never add the owner, a default recipient or a display name',
     });
     if (owner.authservId !== undefined) {
-      const expected = authenticationResults(stated.authResults, owner.authservId);
+      const expected = stated.envelope.auth;
       ensureAt(DOC_SECTIONS.envelopeMessages, sameAuth(envelope.auth, expected), {
         expected: `the envelope of ${where} has the results of the topmost Authentication-Results header of the owner's host (authserv-id ${JSON.stringify(owner.authservId)}): ${shownAuth(expected)}`,
         actual: `it has ${shownAuth(envelope.auth)}`,
@@ -198,21 +207,34 @@ export async function checkEnvelopes(context: TrialContext): Promise<string | un
         fix: 'take dkim, spf and dmarc only from the Authentication-Results header of the owner\'s receiving host (config authservId): pass is true, any other result false, a method it does not name absent; leave auth out when there is no such header',
       });
     }
-    ensureAt(DOC_SECTIONS.envelopeMessages, envelope.list === stated.listId, {
-      expected: `the envelope of ${where} has ${stated.listId === undefined ? 'no list (the message has no List-Id header)' : `list ${JSON.stringify(stated.listId)} (its List-Id)`}`,
+    ensureAt(DOC_SECTIONS.envelopeMessages, envelope.list === stated.envelope.list, {
+      expected: `the envelope of ${where} has ${stated.envelope.list === undefined ? 'no list (the message has no List-Id header)' : `list ${JSON.stringify(stated.envelope.list)} (its List-Id)`}`,
       actual: `it has ${envelope.list === undefined ? 'no list' : `list ${describeValue(envelope.list)}`}`,
       fix: 'set list to the identifier inside the angle brackets of the List-Id header, lowercased ("Team" <team.lists.example.org> → "team.lists.example.org"), and leave it out when the message has none',
     });
     if (owner.ownAddresses !== undefined) {
-      const expected = mailDirection(stated.parties, owner.ownAddresses, false);
-      ensureAt(DOC_SECTIONS.envelopeMessages, envelope.direction === expected, {
-        expected: `the envelope of ${where} is ${expected}: its From or Sender ${expected === 'sent' ? 'is' : 'is not'} one of the owner's addresses (${owner.ownAddresses.join(', ') || 'none configured'})`,
+      const expected = stated.envelope.direction;
+      ensureAt(inSent === undefined ? DOC_SECTIONS.envelopeMessages : DOC_SECTIONS.envelopeSentMailboxes, envelope.direction === expected, {
+        expected: `the envelope of ${where} is ${expected}: ${directionReason(stated.envelope, owner, inSent === undefined ? undefined : box!.mailbox)}`,
         actual: `it is ${describeValue(envelope.direction)}`,
-        fix: 'answer sent only when the From or Sender header is one of the owner\'s addresses (ask the host who the credential belongs to, or take config ownAddresses), received otherwise',
+        fix: inSent === undefined
+          ? 'answer sent only when the From or Sender header is one of the owner\'s addresses (ask the host who the credential belongs to, or take config ownAddresses), or the message is in the mailbox the server marks as Sent or Drafts (extra.mailbox and extra.specialUse); received otherwise'
+          : 'in the Sent or Drafts mailbox answer sent, except for a message the owner\'s receiving host stamped (an Authentication-Results header of config authservId) that no own address wrote: it arrived from outside and is received',
       });
     }
     compared += 1;
   }
   const unchecked = [owner.authservId === undefined ? 'auth only against any Authentication-Results (no authserv-id configured)' : undefined, owner.ownAddresses === undefined ? 'direction not compared (no own addresses configured)' : undefined].filter((note) => note !== undefined);
-  return `envelopes of ${compared} of ${messages.length} message${messages.length === 1 ? '' : 's'} agree with their headers (parties, auth, list${owner.ownAddresses === undefined ? '' : ', direction'})${unchecked.length === 0 ? '' : `; ${unchecked.join('; ')}`}`;
+  const sentNote = sent.size === 0 ? [] : [`messages in ${[...sent].map(([mailbox, use]) => `${JSON.stringify(mailbox)} (${use})`).join(', ')} count as the owner's own`];
+  const notes = [...unchecked, ...sentNote];
+  return `envelopes of ${compared} of ${messages.length} message${messages.length === 1 ? '' : 's'} agree with their headers (parties, auth, list${owner.ownAddresses === undefined ? '' : ', direction'})${notes.length === 0 ? '' : `; ${notes.join('; ')}`}`;
+}
+
+/** Why the trial expects the direction it does, in a failure's expected line. */
+function directionReason(stated: Envelope, owner: EnvelopeOwner, sentMailbox: string | undefined): string {
+  const own = `(${(owner.ownAddresses ?? []).join(', ') || 'none configured'})`;
+  if (sentMailbox === undefined) return `its From or Sender ${stated.direction === 'sent' ? 'is' : 'is not'} one of the owner's addresses ${own}`;
+  return stated.direction === 'sent'
+    ? `it is in ${JSON.stringify(sentMailbox)}, the owner's Sent or Drafts mailbox, or an own address ${own} wrote it`
+    : `it is in ${JSON.stringify(sentMailbox)}, but the owner's receiving host stamped it (Authentication-Results of ${JSON.stringify(owner.authservId)}) and no own address ${own} wrote it`;
 }
