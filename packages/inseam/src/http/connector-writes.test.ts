@@ -5,13 +5,16 @@
  * named. The module is the notes-api example with the broken corpus's `if-match-ignored` fault
  * switched on by its config (`ignoreIfMatch`), against the real notes API on loopback: installed
  * with the fault, the host stays read only with check 10's message; without it, writes come on;
- * a config change turning the fault on runs the trial again and turns writes off.
+ * a config change turning the fault on runs the trial again and turns writes off. And the webdav
+ * example against the real WebDAV server: moving a writable host's root to a folder without the
+ * scratch folder turns writes off until a trial passes again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleSha } from '../connectors/index.js';
 import { BROKEN_CONNECTORS, brokenModule } from '../trial/__fixtures__/broken/broken-connectors.js';
-import { NOTES_SEED, exampleSource } from '../trial/__fixtures__/examples.js';
+import { DAV_SEED, NOTES_SEED, exampleSource } from '../trial/__fixtures__/examples.js';
 import { startNotesApi, type NotesApi } from '../trial/__fixtures__/servers/notes-api.js';
+import { startDavServer, type DavServer } from '../trial/__fixtures__/servers/webdav.js';
 import { call, startApi, type Api } from './__fixtures__/api.js';
 
 const ignoresIfMatch = BROKEN_CONNECTORS.find((connector) => connector.name === 'if-match-ignored')!;
@@ -35,15 +38,17 @@ const headers = { 'inseam-network': 'home' };
 
 let api: Api;
 let notes: NotesApi;
+let dav: DavServer;
 
 beforeAll(async () => {
-  notes = await startNotesApi(NOTES_SEED);
+  [notes, dav] = await Promise.all([startNotesApi(NOTES_SEED), startDavServer(DAV_SEED)]);
   api = await startApi();
 });
 
 afterAll(async () => {
   await api?.close();
   await notes?.close();
+  await dav?.close();
 });
 
 function hostConfig(ignoreIfMatch: boolean) {
@@ -153,4 +158,45 @@ describe('writes come on only after the platform trialled the host', () => {
     expect(strict.json().writes).toMatchObject({ writable: true });
     expect(await hostTree('strict-added')).toContain('"write":true');
   }, 60_000);
+});
+
+describe('a writable host whose root changes', () => {
+  const webdav = exampleSource('webdav');
+  const davSha = moduleSha(webdav);
+  const credentials = () => ({ username: dav.username, password: dav.password });
+
+  it('turns writes off when the new root fails the trial, and on again once it passes', async () => {
+    expect((await call(api, 'POST', '/v1/connectors', { token: api.admin, body: { module: webdav } })).status).toBe(201);
+    const trial = await call(api, 'POST', `/v1/connectors/${davSha}/trial`, { token: api.admin, headers, body: { config: { url: dav.url }, credentials: credentials(), allowPrivateOrigins: [dav.origin] } });
+    expect(trial.json().report.passed, trial.text).toBe(true);
+    expect((await call(api, 'POST', `/v1/connectors/${davSha}/approve`, { token: api.admin, headers, body: { confirm: `approve webdav ${davSha.slice(0, 12)}` } })).status).toBe(200);
+    const installed = await call(api, 'POST', `/v1/connectors/${davSha}/install`, {
+      token: api.admin,
+      headers,
+      body: { host: 'cloud', config: { url: dav.url }, credentials: credentials(), privateOrigins: [dav.origin], writable: true, scratchPrefix: 'scratch' },
+    });
+    expect(installed.status, installed.text).toBe(201);
+    expect(installed.json().writes).toMatchObject({ writable: true, scratchPrefix: 'scratch' });
+    expect(await hostTree('cloud')).toContain('"write":true');
+
+    // Documents/ has no scratch folder: the trial's writes there fail, so the host is read only now.
+    const moved = await call(api, 'PATCH', '/v1/hosts/home/cloud', { token: api.admin, body: { config: { url: `${dav.url}Documents/` } } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json().config).toEqual({ url: `${dav.url}Documents/` });
+    expect(moved.json().writes).toMatchObject({ writable: false, check: 10, scratchPrefix: 'scratch' });
+    expect(moved.json().writes.message).toContain('its folder does not exist on the server');
+    expect(moved.json().writes.message).toContain('see: docs/connectors/authoring.md#writing-create-and-replace');
+    expect(await hostTree('cloud')).not.toContain('"write":true');
+
+    // Asking for writes again runs it again on the same prefix: still failing there, refused.
+    const refused = await call(api, 'PUT', '/v1/hosts/home/cloud/permissions', { token: api.admin, body: { writable: true } });
+    expect(refused.status).toBe(412);
+    expect(refused.json().error.details).toMatchObject({ reason: 'writes_trial_failed', check: 10 });
+    // Back to the root that has the scratch folder, writable: the trial passes and writes come back.
+    const back = await call(api, 'PATCH', '/v1/hosts/home/cloud', { token: api.admin, body: { config: { url: dav.url }, writable: true } });
+    expect(back.status, back.text).toBe(200);
+    expect(back.json().writes).toMatchObject({ writable: true, scratchPrefix: 'scratch' });
+    expect(await hostTree('cloud')).toContain('"write":true');
+    expect([...dav.files.keys()].filter((path) => path.includes('inseam-trial'))).toEqual([]);
+  }, 120_000);
 });
