@@ -211,7 +211,6 @@ interface TrialRun {
   readonly host?: string;
 }
 
-
 export interface ConnectorLifecycleOptions {
   /** Per-check timeout of trials (ms); the trial's default otherwise. */
   readonly checkTimeoutMs?: number;
