@@ -126,5 +126,5 @@ describe('install_connector', () => {
 });
 
 function pick(platform: McpFixture['platform']): Omit<LifecyclePlatform, 'kinds'> {
-  return { paths: platform.paths, store: platform.store, sandbox: platform.sandbox, networks: platform.networks, requestCrawl: platform.requestCrawl.bind(platform) };
+  return { paths: platform.paths, store: platform.store, sandbox: platform.sandbox, networks: platform.networks, credentials: platform.credentials, requestCrawl: platform.requestCrawl.bind(platform) };
 }
