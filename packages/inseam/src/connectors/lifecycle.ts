@@ -96,11 +96,12 @@ export type PhaseResult = 'passed' | 'failed' | 'not_run';
 
 /** What a module's trials in a network showed, phase by phase: what a person approving it is told. */
 export interface TrialPhases {
-  /** The newest trial of each phase: passed, failed, or none run. */
+  /** The newest trial of each phase: passed, failed, or none run. `submit` is the read-only phase. */
   readonly submit: PhaseResult;
+  /** Someone's install-phase trial, or the platform's own of a host before making it writable. */
   readonly install: PhaseResult;
   readonly declaresWrites: boolean;
-  /** Scratch prefixes where a passed install-phase trial passed check 10: a host may be writable with one of them. */
+  /** Scratch prefixes where a passed install-phase trial passed check 10. */
   readonly writesCheckedOn: readonly string[];
 }
 
