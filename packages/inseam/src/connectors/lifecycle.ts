@@ -14,10 +14,15 @@
  *   have passed, and the person types the confirmation phrase (confirm.ts).
  * - **install**: needs an approval of exactly that sha in the network. Registers the module's kind
  *   (once per platform, remembered in `installed.json` so a restart registers it again, see
- *   `restore`), adds the host and starts its first crawl. A host of a module that declares writes
- *   is made writable only with a scratch prefix on which an install-phase trial of the sha, with
- *   the host's config, passed check 10 (`writes_not_trialled` otherwise); approval does not need
- *   one, and says which phases passed (`phases`).
+ *   `restore`), adds the host and starts its first crawl. Approval needs a passed trial of either
+ *   phase and says which phases passed (`phases`).
+ *
+ * A host of a module that declares writes is added read only; it becomes writable (at install,
+ * `addHost`, `setPermissions`, `updateHost`) only after the platform ran the install-phase trial
+ * itself with that host's config, stored credentials and approved private origins on the scratch
+ * prefix a person named, and it passed with check 10 passing (host-writes.ts). A config change of
+ * a writable host turns writes off and runs it again on the same prefix before they come back.
+ * The trial is recorded like any other, naming the host.
  *
  * Approvals are per network; a kind is registered for the whole platform, so adding a host of a
  * sandboxed kind to another network needs an approval there too (`requireApprovedKind`).
@@ -38,15 +43,16 @@ import {
   type SourceSyncSettings,
 } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
-import type { HostView } from '../network/index.js';
-import type { CrawlTicket, Platform } from '../platform/index.js';
-import { PostgresStore, type TrialRecord } from '../store/index.js';
+import type { AddHostInput, HostChange, HostView } from '../network/index.js';
+import { hostCredentialRef, type CrawlTicket, type Platform } from '../platform/index.js';
+import { PostgresStore, type HostRecord, type HostRef, type TrialRecord } from '../store/index.js';
 import { parseTrialConfig } from '../trial/config-file.js';
-import type { TrialPhase, TrialReportJson, TrialWriteSample } from '../trial/index.js';
+import type { TrialPhase, TrialReportJson, TrialWebhookSample, TrialWriteSample } from '../trial/index.js';
 import { TRIAL_PHASES } from '../trial/types.js';
 import { allowsChanges } from '../fs/permissions.js';
 import { checkClosedSchema, inferConfigSchema } from './config-schema.js';
 import { checkConfirmation, confirmationPhrase } from './confirm.js';
+import { makesWritable, notRunOutcome, writesOutcome, type WritesOutcome } from './host-writes.js';
 import { ModuleStore, type ConnectorModuleStore, type Installation, type Submission } from './module-store.js';
 import { PostgresModuleStore } from './postgres-module-store.js';
 
@@ -79,17 +85,23 @@ export interface TrialSummary {
   readonly scratchPrefix: string | null;
   /** An install-phase trial whose check 10 (writes) passed on `scratchPrefix`. */
   readonly writesChecked: boolean;
+  /**
+   * The host (its slug in the network) whose writes the platform checked with this trial before
+   * making it writable; null for a trial someone ran. Such a trial is not offered for approval.
+   */
+  readonly host: string | null;
 }
 
 export type PhaseResult = 'passed' | 'failed' | 'not_run';
 
 /** What a module's trials in a network showed, phase by phase: what a person approving it is told. */
 export interface TrialPhases {
-  /** The newest trial of each phase: passed, failed, or none run. */
+  /** The newest trial of each phase: passed, failed, or none run. `submit` is the read-only phase. */
   readonly submit: PhaseResult;
+  /** Someone's install-phase trial, or the platform's own of a host before making it writable. */
   readonly install: PhaseResult;
   readonly declaresWrites: boolean;
-  /** Scratch prefixes where a passed install-phase trial passed check 10: a host may be writable with one of them. */
+  /** Scratch prefixes where a passed install-phase trial passed check 10. */
   readonly writesCheckedOn: readonly string[];
 }
 
@@ -159,7 +171,7 @@ export interface InstallInput {
   readonly writable?: boolean;
   /**
    * The host folder a person named for the install-phase trial's writes: a module that declares
-   * writes is installed writable only when that trial (with this config) passed check 10 there.
+   * writes is installed writable only when the platform's trial of the new host passed there.
    */
   readonly scratchPrefix?: string;
   readonly privateOrigins?: readonly string[];
@@ -167,13 +179,38 @@ export interface InstallInput {
   readonly ownerId?: string;
 }
 
-export interface InstallOutcome {
+/** What a host lets callers do, as `setPermissions` takes it. */
+export interface HostRights {
+  readonly permissions?: PermissionTree | null;
+  readonly writable?: boolean;
+}
+
+/** A host added or changed, and when writes were asked of a writes-declaring module, what its trial said. */
+export interface HostWrites {
   readonly host: HostView;
+  /** Null when no trial was needed (writes not asked, another kind, the host writable already with this config). */
+  readonly writes: WritesOutcome | null;
+}
+
+export interface InstallOutcome extends HostWrites {
   /** The first crawl: started in this process, or queued for a worker (a server on the shared store). */
   readonly crawl: CrawlTicket;
 }
 
-export type LifecyclePlatform = Pick<Platform, 'paths' | 'store' | 'sandbox' | 'kinds' | 'networks' | 'requestCrawl'>;
+export type LifecyclePlatform = Pick<Platform, 'paths' | 'store' | 'sandbox' | 'kinds' | 'networks' | 'requestCrawl' | 'credentials'>;
+
+/** What one recorded trial runs with. */
+interface TrialRun {
+  readonly phase: TrialPhase;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly credentials: Readonly<Record<string, string>>;
+  readonly scratchPrefix?: string;
+  readonly allowPrivateOrigins?: readonly string[];
+  readonly webhookSample?: TrialWebhookSample;
+  readonly samples?: readonly TrialWriteSample[];
+  /** The host the platform checks writes of. */
+  readonly host?: string;
+}
 
 export interface ConnectorLifecycleOptions {
   /** Per-check timeout of trials (ms); the trial's default otherwise. */
@@ -255,11 +292,7 @@ export class ConnectorLifecycle {
       ...(input.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: input.allowPrivateOrigins }),
       ...(input.webhookSample === undefined ? {} : { webhookSample: input.webhookSample }),
     });
-    // The trial runner (its checks and the sandbox's test harness) loads with the first trial, not
-    // with every command that opens the lifecycle to register installed connectors.
-    const { runTrial, trialReportJson, canonicalScratchPrefix } = await import('../trial/index.js');
-    const report = await runTrial({
-      subject: { module: await this.#modules.source(submission.sha), label: `connector-${submission.sha.slice(0, 12)}` },
+    return this.#runAndRecord(actor, network, submission, {
       phase,
       config: file.config,
       credentials: file.credentials,
@@ -267,14 +300,31 @@ export class ConnectorLifecycle {
       ...(file.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: file.allowPrivateOrigins }),
       ...(file.webhookSample === undefined ? {} : { webhookSample: file.webhookSample }),
       ...(input.samples === undefined ? {} : { samples: input.samples }),
+    });
+  }
+
+  async #runAndRecord(actor: Actor, network: string, submission: Submission, run: TrialRun): Promise<TrialOutcome> {
+    // The trial runner (its checks and the sandbox's test harness) loads with the first trial, not
+    // with every command that opens the lifecycle to register installed connectors.
+    const { runTrial, trialReportJson, canonicalScratchPrefix } = await import('../trial/index.js');
+    const report = await runTrial({
+      subject: { module: await this.#modules.source(submission.sha), label: `connector-${submission.sha.slice(0, 12)}` },
+      phase: run.phase,
+      config: run.config,
+      credentials: run.credentials,
+      ...(run.scratchPrefix === undefined ? {} : { scratchPrefix: run.scratchPrefix }),
+      ...(run.allowPrivateOrigins === undefined ? {} : { allowPrivateOrigins: run.allowPrivateOrigins }),
+      ...(run.webhookSample === undefined ? {} : { webhookSample: run.webhookSample }),
+      ...(run.samples === undefined ? {} : { samples: run.samples }),
       ...(this.#options.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: this.#options.checkTimeoutMs }),
     });
     const json = { ...trialReportJson(report), refusals: [...report.refusals], honoursOrder: report.honoursOrder };
-    // What making a host writable is later matched against: the prefix check 10 wrote on, and the config.
+    // What the record says about writes: the prefix check 10 wrote on, the config, the host it was run for.
     const trialled = {
       declaresWrites: report.declaresWrites,
-      configDigest: configDigest(file.config),
-      ...(phase === 'install' && file.scratchPrefix !== undefined ? { scratchPrefix: canonicalScratchPrefix(file.scratchPrefix) } : {}),
+      configDigest: configDigest(run.config),
+      ...(run.phase === 'install' && run.scratchPrefix !== undefined ? { scratchPrefix: canonicalScratchPrefix(run.scratchPrefix) } : {}),
+      ...(run.host === undefined ? {} : { host: run.host }),
     };
     const record = await this.#platform.store.trials.record({
       id: `trial-${globalThis.crypto.randomUUID()}`,
@@ -298,7 +348,7 @@ export class ConnectorLifecycle {
     requirePerson(actor);
     await this.#platform.networks.get(network);
     const submission = await this.#submission(shaText);
-    const newest = (await this.#trials(network, submission.sha))[0];
+    const newest = (await this.#trials(network, submission.sha)).find(offeredForApproval);
     if (newest === undefined) {
       throw new PreconditionFailedError(`Module ${submission.sha.slice(0, 12)} has no trial in network "${network}"; run the trial first.`, { details: { sha: submission.sha, reason: 'not_trialled' } });
     }
@@ -320,16 +370,22 @@ export class ConnectorLifecycle {
     const record = typeof id === 'string' ? await this.#platform.store.trials.get(id) : null;
     if (record === null || record.network !== network) throw new NotFoundError(`There is no trial "${String(id)}" in network "${network}".`, { details: { trial: String(id) } });
     const trial = summary(record);
-    return { ...trial, moduleHash: record.moduleHash, report: record.report, confirmation: trial.passed && trial.approvedAt === null ? confirmationPhrase(trial.kind, record.moduleHash) : null };
+    return { ...trial, moduleHash: record.moduleHash, report: record.report, confirmation: trial.passed && trial.approvedAt === null && offeredForApproval(trial) ? confirmationPhrase(trial.kind, record.moduleHash) : null };
   }
 
   /**
    * Deletes a recorded trial of the network that is not approved (an approved one stays: it is
-   * the record of a person's approval, which installing relies on). Throws `not_found`,
-   * `precondition_failed` (approved).
+   * the record of a person's approval, which installing relies on; so does the platform's check of
+   * a host's writes, the record of why that host may be written). Throws `not_found`,
+   * `precondition_failed` (approved, or a host's check).
    */
   async deleteTrial(network: string, id: string): Promise<void> {
     const record = await this.trialRecord(network, id);
+    if (record.host !== null) {
+      throw new PreconditionFailedError(`Trial ${record.id} is the platform's check of host "${record.host}"'s writes; it stays as the record of why that host may be written.`, {
+        details: { reason: 'host_check', trial: record.id },
+      });
+    }
     if (!(await this.#platform.store.trials.delete(record.id))) throw new NotFoundError(`There is no trial "${record.id}" in network "${network}".`, { details: { trial: record.id } });
     await this.#modules.removeTrial(record.moduleHash, record.id);
   }
@@ -345,6 +401,11 @@ export class ConnectorLifecycle {
   }
 
   async #approveTrial(actor: Actor, network: string, trial: TrialSummary, sha: string, confirm: unknown): Promise<ApprovalSummary> {
+    if (!offeredForApproval(trial)) {
+      throw new PreconditionFailedError(`Trial ${trial.id} is the platform's check of host "${trial.host}"'s writes, not a trial to approve; approve a trial someone ran.`, {
+        details: { sha, reason: 'not_offered', trial: trial.id },
+      });
+    }
     if (!trial.passed) {
       throw new PreconditionFailedError(`Trial ${trial.id} of module ${sha.slice(0, 12)} failed; fix the connector (a fixed module is a new submission) or trial it again.`, {
         details: { sha, reason: 'trial_failed', trial: trial.id },
@@ -358,7 +419,7 @@ export class ConnectorLifecycle {
   /** The phrase for the module's newest passed, unapproved trial; `precondition_failed` when there is none. */
   async confirmation(network: string, shaText: string): Promise<{ readonly sha: string; readonly kind: string; readonly phrase: string; readonly trial: TrialSummary }> {
     const view = await this.get(network, shaText);
-    const newest = view.trials[0];
+    const newest = view.trials.find(offeredForApproval);
     if (newest === undefined || !newest.passed || newest.approvedAt !== null) {
       throw new PreconditionFailedError(`Module ${view.sha.slice(0, 12)} has no passed trial waiting for approval in network "${network}".`, { details: { sha: view.sha, reason: 'nothing_to_approve' } });
     }
@@ -381,29 +442,94 @@ export class ConnectorLifecycle {
       });
     }
     const config = input.config ?? {};
-    if (makesWritable(input)) await this.#requireWritesChecked(network, submission, config, input.scratchPrefix);
+    // A missing or malformed scratch prefix is the caller's mistake, refused before anything is registered.
+    if (makesWritable(input) && (await this.#describe(submission, config)).writes !== undefined) await this.#namedPrefix(submission.sha, input.scratchPrefix);
     const kind = await this.#exclusive(() => this.#register(actor, network, submission, approved, config, input.configSchema));
     // The approved trial showed whether the host lists newest first; the crawler relies on it.
     const honoursOrder = (await this.#platform.store.trials.get(approved.id))?.report['honoursOrder'] === true;
-    const host = await this.#platform.networks.addHost({
-      network,
-      slug: input.host,
-      kind,
-      config,
-      honoursOrder,
-      ...optional('credentials', input.credentials),
-      ...optional('label', input.label),
-      ...optional('description', input.description),
-      ...optional('scope', input.scope),
-      ...optional('sync', input.sync),
-      ...optional('permissions', input.permissions),
-      ...optional('writable', input.writable),
-      ...optional('privateOrigins', input.privateOrigins),
-      ...optional('ownership', input.ownership),
-      ...optional('ownerId', input.ownerId),
-    });
-    const crawl = await this.#platform.requestCrawl({ network, host: host.slug });
-    return { host, crawl };
+    const added = await this.addHost(
+      actor,
+      {
+        network,
+        slug: input.host,
+        kind,
+        config,
+        honoursOrder,
+        ...optional('credentials', input.credentials),
+        ...optional('label', input.label),
+        ...optional('description', input.description),
+        ...optional('scope', input.scope),
+        ...optional('sync', input.sync),
+        ...optional('permissions', input.permissions),
+        ...optional('writable', input.writable),
+        ...optional('privateOrigins', input.privateOrigins),
+        ...optional('ownership', input.ownership),
+        ...optional('ownerId', input.ownerId),
+      },
+      input.scratchPrefix,
+    );
+    // After the write trial, so the first crawl does not list the trial's scratch objects.
+    const crawl = await this.#platform.requestCrawl({ network, host: added.host.slug });
+    return { ...added, crawl };
+  }
+
+  /**
+   * Adds a host (every rule of NetworkService.addHost). A host of a writes-declaring sandboxed
+   * kind asked to be writable is added read only, then the platform's install-phase trial of it
+   * runs on `scratchPrefix`, and only a pass turns writes on (`writes` says what happened).
+   * Throws what addHost throws, `precondition_failed` (`writes_not_trialled`) without a scratch
+   * prefix, `invalid_argument` for a bad one.
+   */
+  async addHost(actor: Actor, input: AddHostInput, scratchPrefix?: string): Promise<HostWrites> {
+    const sha = await this.#writesSha(input.kind);
+    if (sha === null || !makesWritable(input)) return { host: await this.#platform.networks.addHost(input), writes: null };
+    const prefix = await this.#namedPrefix(sha, scratchPrefix);
+    const added = await this.#platform.networks.addHost({ ...input, writable: false });
+    return this.#grantWrites(actor, sha, { network: added.network, host: added.slug }, rightsOf(input), prefix);
+  }
+
+  /**
+   * Changes what a host lets callers do (NetworkService.setPermissions). Turning writes on for a
+   * read-only host of a writes-declaring sandboxed kind runs the platform's install-phase trial of
+   * it first, on `scratchPrefix` (default: the prefix of its last such trial); a failure leaves
+   * the host as it was and `writes` says why. Throws as setPermissions, and `precondition_failed`
+   * (`writes_not_trialled`) when no scratch prefix is named or known.
+   */
+  async setPermissions(actor: Actor, ref: HostRef, change: HostRights, scratchPrefix?: string): Promise<HostWrites> {
+    const record = await this.#platform.networks.hostRecord(ref);
+    const sha = await this.#writesSha(record.kind);
+    if (sha === null || !makesWritable(change) || this.#writable(record)) return { host: await this.#platform.networks.setPermissions(ref, change), writes: null };
+    const prefix = await this.#namedPrefix(sha, scratchPrefix ?? (await this.#hostPrefix(record.network, sha, record.slug)));
+    return this.#grantWrites(actor, sha, ref, change, prefix);
+  }
+
+  /**
+   * Changes a host (NetworkService.updateHost). For a writes-declaring sandboxed kind: a change
+   * that turns writes on, or a new config of a host that is writable, is applied with writes off,
+   * then the platform's install-phase trial runs with the config as changed, on `scratchPrefix`
+   * (default: the prefix of the host's last such trial); only a pass turns writes (back) on.
+   * Throws as updateHost, and `precondition_failed` (`writes_not_trialled`) when the change turns
+   * writes on and no scratch prefix is named or known.
+   */
+  async updateHost(actor: Actor, ref: HostRef, change: HostChange, scratchPrefix?: string): Promise<HostWrites> {
+    const record = await this.#platform.networks.hostRecord(ref);
+    const sha = await this.#writesSha(record.kind);
+    if (sha === null) return { host: await this.#platform.networks.updateHost(ref, change), writes: null };
+    const rightsGiven = change.permissions !== undefined || change.writable !== undefined;
+    const writable = this.#writable(record);
+    const configChanged = change.config !== undefined && configDigest(this.#platform.kinds.validateConfig(record.kind, change.config)) !== configDigest(record.config);
+    const trialNeeded = rightsGiven ? makesWritable(change) && (!writable || configChanged) : writable && configChanged;
+    if (!trialNeeded) return { host: await this.#platform.networks.updateHost(ref, change), writes: null };
+    const known = scratchPrefix ?? (await this.#hostPrefix(record.network, sha, record.slug));
+    if (rightsGiven) await this.#namedPrefix(sha, known);
+    // Writes stay off until the changed host passed; afterwards they come back as asked, or as they were.
+    const restore: HostRights = rightsGiven ? rightsOf(change) : record.permissions === null ? { writable: true } : { permissions: record.permissions };
+    const changed = await this.#platform.networks.updateHost(ref, { ...change, writable: false });
+    if (known === undefined) {
+      const how = `name a scratch prefix to run the install-phase trial on (PUT /v1/hosts/${record.network}/${record.slug}/permissions { "writable": true, "scratchPrefix": "…" }, or \`inseam host permissions ${record.network}/${record.slug} --writable --scratch-prefix <prefix>\`).`;
+      return { host: changed, writes: notRunOutcome(null, `its config changed and no scratch prefix of it is known to check its writes again on; ${how}`) };
+    }
+    return this.#grantWrites(actor, sha, ref, restore, await this.#namedPrefix(sha, known));
   }
 
   /**
@@ -450,51 +576,63 @@ export class ConnectorLifecycle {
   }
 
   /**
-   * A host of a module that declares writes becomes writable only on a scratch prefix where an
-   * install-phase trial of the sha, with the host's config, passed check 10. Throws
-   * `precondition_failed` (`writes_not_trialled`) naming the trial to run, `invalid_argument` for
-   * a bad prefix.
+   * Runs the install-phase trial of a host as it is stored (its config, its stored credentials,
+   * its approved private origins) on `prefix`, records it naming the host, and on a pass applies
+   * `rights`. A trial that cannot start (a credential the AuthSpec needs is not stored, say) is
+   * an outcome too: the host stays read only.
    */
-  async #requireWritesChecked(network: string, submission: Submission, config: Readonly<Record<string, unknown>>, scratchPrefix: string | undefined): Promise<void> {
-    const description = (await this.#modules.installation(submission.sha))?.description ?? (await this.#describe(submission, config));
-    if (description.writes === undefined) return;
-    const short = submission.sha.slice(0, 12);
-    const run = `run \`inseam connector trial ${short} --phase install --config <file>\` with this host's config and that "scratchPrefix" in the file, then try again (or keep the host read only)`;
-    if (scratchPrefix === undefined) {
-      throw new PreconditionFailedError(`Kind "${description.kind}" declares writes, so a host of it is writable only after the install-phase trial's writes (check 10) passed on a scratch prefix of that host: name the prefix (scratchPrefix, \`--scratch-prefix\`) and ${run}.`, {
-        details: { sha: submission.sha, reason: 'writes_not_trialled', argument: 'scratchPrefix' },
+  async #grantWrites(actor: Actor, sha: string, ref: HostRef, rights: HostRights, prefix: string): Promise<HostWrites> {
+    const record = await this.#platform.networks.hostRecord(ref);
+    const submission = await this.#submission(sha);
+    let writes: WritesOutcome;
+    try {
+      const auth = (await this.#describe(submission, record.config)).auth;
+      const source = this.#platform.credentials.source(hostCredentialRef(record), auth);
+      // What the gate fills `present` with for this host: its stored fields, and tokens an acquisition produced.
+      const credentials = { ...(await source.fields()), ...(await source.tokens()) };
+      const outcome = await this.#runAndRecord(actor, record.network, submission, {
+        phase: 'install',
+        config: record.config,
+        credentials,
+        scratchPrefix: prefix,
+        allowPrivateOrigins: record.privateOrigins,
+        host: record.slug,
       });
+      writes = writesOutcome(outcome.report, outcome.trial.id, prefix);
+    } catch (error) {
+      if (typeof (error as { code?: unknown }).code !== 'string') throw error;
+      writes = notRunOutcome(prefix, `the install-phase trial could not run: ${(error as Error).message}`);
     }
-    const { canonicalScratchPrefix } = await import('../trial/index.js');
-    const prefix = canonicalScratchPrefix(scratchPrefix);
-    const digest = configDigest(config);
-    for (const id of await this.#modules.trialIds(submission.sha)) {
-      const record = await this.#platform.store.trials.get(id);
-      if (record === null || record.network !== network || !record.passed) continue;
-      const trial = summary(record);
-      if (trial.writesChecked && trial.scratchPrefix === prefix && record.report['configDigest'] === digest) return;
-    }
-    throw new PreconditionFailedError(`No passed install-phase trial of module ${short} in network "${network}" has written on scratch prefix "${prefix}" with this host's config, so the host cannot be made writable yet: ${run}.`, {
-      details: { sha: submission.sha, reason: 'writes_not_trialled', scratchPrefix: prefix },
-    });
+    const host = writes.writable ? await this.#platform.networks.setPermissions(ref, rights) : await this.#platform.networks.showHost(ref);
+    return { host, writes };
   }
 
-  /**
-   * Before a host of an installed sandboxed kind is made writable outside `install` (added with
-   * `change` making it writable, or its permissions changed so): the same rule as install's. A
-   * change that leaves it read only, and kinds that are not sandboxed modules, pass. Throws
-   * `precondition_failed` (`writes_not_trialled`), `invalid_argument`.
-   */
-  async requireWritesChecked(
-    network: string,
-    kind: string,
-    config: Readonly<Record<string, unknown>>,
-    change: { readonly writable?: boolean; readonly permissions?: PermissionTree | null },
-    scratchPrefix?: string,
-  ): Promise<void> {
+  /** The sha of the installed module a sandboxed kind came from, when it declares writes; null otherwise. */
+  async #writesSha(kind: string): Promise<string | null> {
     const sha = this.#installed.get(kind);
-    if (sha === undefined || !makesWritable(change)) return;
-    await this.#requireWritesChecked(network, await this.#submission(sha), config, scratchPrefix);
+    if (sha === undefined) return null;
+    return (await this.#modules.installation(sha))?.description.writes === undefined ? null : sha;
+  }
+
+  #writable(record: HostRecord): boolean {
+    return allowsChanges(this.#platform.kinds.treeOf(record));
+  }
+
+  /** The scratch prefix of the host's newest write trial in its network, if any. */
+  async #hostPrefix(network: string, sha: string, slug: string): Promise<string | undefined> {
+    return (await this.#trials(network, sha)).find((trial) => trial.host === slug && trial.scratchPrefix !== null)?.scratchPrefix ?? undefined;
+  }
+
+  /** `prefix` in canonical form. Throws `precondition_failed` (`writes_not_trialled`) without one, `invalid_argument` for a bad one. */
+  async #namedPrefix(sha: string, prefix: string | undefined): Promise<string> {
+    if (prefix === undefined) {
+      throw new PreconditionFailedError(
+        `Module ${sha.slice(0, 12)} declares writes, so a host of it becomes writable only after the platform ran its install-phase trial on that host: name a scratch prefix (scratchPrefix, \`--scratch-prefix\`), a folder on the host where the trial may create, replace and delete objects of its own, or keep the host read only.`,
+        { details: { sha, reason: 'writes_not_trialled', argument: 'scratchPrefix' } },
+      );
+    }
+    const { canonicalScratchPrefix } = await import('../trial/index.js');
+    return canonicalScratchPrefix(prefix);
   }
 
   async #register(actor: Actor, network: string, submission: Submission, approved: TrialSummary, config: Readonly<Record<string, unknown>>, schema: ConfigSchema | undefined): Promise<string> {
@@ -570,7 +708,7 @@ export class ConnectorLifecycle {
     const trials = await this.#trials(network, submission.sha);
     const installation = await this.#modules.installation(submission.sha);
     const approved = trials.some((trial) => trial.approvedAt !== null);
-    const newest = trials[0];
+    const newest = trials.find(offeredForApproval);
     const state: ConnectorState = approved && installation !== null ? 'installed' : approved ? 'approved' : trials.length > 0 ? 'trialled' : 'submitted';
     return {
       sha: submission.sha,
@@ -579,7 +717,7 @@ export class ConnectorLifecycle {
       submittedBy: submission.submittedBy,
       submittedAt: submission.submittedAt,
       configSchema: submission.configSchema,
-      kind: newest?.kind ?? installation?.kind ?? null,
+      kind: trials[0]?.kind ?? installation?.kind ?? null,
       state,
       trials,
       phases: phasesOf(trials),
@@ -596,10 +734,14 @@ export class ConnectorLifecycle {
   }
 }
 
-/** A host change or new host that lets callers write (or run): `writable: true`, or a tree granting it. */
-function makesWritable(change: { readonly writable?: boolean; readonly permissions?: PermissionTree | null }): boolean {
-  if (change.writable !== undefined) return change.writable === true;
-  return change.permissions !== undefined && change.permissions !== null && allowsChanges(change.permissions);
+/** A trial someone ran is approved; one the platform ran to check a host's writes is not offered. */
+function offeredForApproval(trial: TrialSummary): boolean {
+  return trial.host === null;
+}
+
+/** The rights part of a host input or change: what `setPermissions` applies once writes passed. */
+function rightsOf(input: HostRights): HostRights {
+  return { ...(input.permissions === undefined ? {} : { permissions: input.permissions }), ...(input.writable === undefined ? {} : { writable: input.writable }) };
 }
 
 function summary(record: TrialRecord): TrialSummary {
@@ -620,6 +762,7 @@ function summary(record: TrialRecord): TrialSummary {
     declaresWrites: record.report['declaresWrites'] === true,
     scratchPrefix: phase === 'install' && typeof scratchPrefix === 'string' ? scratchPrefix : null,
     writesChecked: phase === 'install' && typeof scratchPrefix === 'string' && writes?.status === 'pass',
+    host: typeof record.report['host'] === 'string' ? record.report['host'] : null,
   };
 }
 

@@ -159,67 +159,60 @@ describe('the connector lifecycle', () => {
     expect((await call(api, 'GET', `/v1/connectors/${moduleSha(changed)}`, { token: api.reader })).json().state).toBe('approved');
   }, 60_000);
 
-  it('installs a module that declares writes writable only where an install-phase trial passed check 10 (that prefix, that config)', async () => {
+  it('installs a module that declares writes writable only after the platform ran the install-phase trial on the new host', async () => {
     const headers = { 'inseam-network': 'home' };
     const config = { baseUrl: notes.origin, pageSize: 2 };
     const install = (body: Record<string, unknown>) =>
       call(api, 'POST', `/v1/connectors/${sha}/install`, { token: api.admin, headers, body: { config, credentials: { token: notes.token }, privateOrigins: [notes.origin], ...body } });
     const unnamed = await install({ host: 'notes-rw', writable: true });
-    expect(unnamed.status).toBe(412);
+    expect(unnamed.status, unnamed.text).toBe(412);
     expect(unnamed.json().error.details).toMatchObject({ reason: 'writes_not_trialled', argument: 'scratchPrefix' });
-    expect(unnamed.json().error.message).toContain(`inseam connector trial ${sha.slice(0, 12)} --phase install`);
-    const untrialled = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'scratch' });
-    expect(untrialled.status).toBe(412);
-    expect(untrialled.json().error.details).toMatchObject({ reason: 'writes_not_trialled', scratchPrefix: 'scratch' });
-    // A tree that grants write makes the host writable too.
-    const tree = await install({ host: 'notes-rw', permissions: { default: { read: true, write: true, exec: false } }, scratchPrefix: 'scratch' });
+    // A tree that grants write asks for writes too.
+    const tree = await install({ host: 'notes-rw', permissions: { default: { read: true, write: true, exec: false } } });
     expect(tree.status).toBe(412);
     expect(await api.platform.store.hosts.get({ network: 'home', host: 'notes-rw' })).toBeNull();
 
-    const trial = await call(api, 'POST', `/v1/connectors/${sha}/trial`, { token: api.admin, headers, body: { ...trialBody(), phase: 'install', scratchPrefix: 'scratch/' } });
-    expect(trial.status, trial.text).toBe(200);
-    expect(trial.json().report.checks[9]).toMatchObject({ id: 10, status: 'pass' });
-    expect(trial.json().trial).toMatchObject({ phase: 'install', scratchPrefix: 'scratch', writesChecked: true, declaresWrites: true });
-    const view = (await call(api, 'GET', `/v1/connectors/${sha}`, { token: api.reader })).json();
-    expect(view.phases).toEqual({ submit: 'passed', install: 'passed', declaresWrites: true, writesCheckedOn: ['scratch'] });
-
-    const elsewhere = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'other' });
-    expect(elsewhere.json().error.details).toMatchObject({ reason: 'writes_not_trialled', scratchPrefix: 'other' });
-    const otherConfig = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'scratch', config: { baseUrl: notes.origin, pageSize: 3 } });
-    expect(otherConfig.json().error.details).toMatchObject({ reason: 'writes_not_trialled' });
-    // The same config with its keys in another order is the same host.
-    const installed = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'scratch', config: { pageSize: 2, baseUrl: notes.origin } });
+    // No install-phase trial ran before: installing runs it, with the host's own config and credential.
+    const installed = await install({ host: 'notes-rw', writable: true, scratchPrefix: 'scratch/' });
     expect(installed.status, installed.text).toBe(201);
     expect(installed.json().host).toMatchObject({ slug: 'notes-rw', kind: 'notes-api' });
+    expect(installed.json().writes).toMatchObject({ writable: true, scratchPrefix: 'scratch', check: null });
+    expect(installed.text).not.toContain(notes.token);
     const settings = (await call(api, 'GET', '/v1/hosts/home/notes-rw', { token: api.admin })).json().settings;
-    expect(JSON.stringify(settings)).toContain('"write":true');
-    // Read only needs no install-phase trial.
+    expect(JSON.stringify(settings.permissions)).toContain('"write":true');
+    const trial = (await call(api, 'GET', `/v1/trials/${installed.json().writes.trial}`, { token: api.reader })).json();
+    expect(trial).toMatchObject({ phase: 'install', passed: true, host: 'notes-rw', scratchPrefix: 'scratch', writesChecked: true, confirmation: null });
+    expect(trial.report.checks[9]).toMatchObject({ id: 10, status: 'pass' });
+    const approveCheck = await call(api, 'POST', `/v1/trials/${trial.id}/approve`, { token: api.admin, headers, body: { confirm: `approve notes-api ${sha.slice(0, 12)}` } });
+    expect(approveCheck.status).toBe(412);
+    expect(approveCheck.json().error.details.reason).toBe('not_offered');
+    const view = (await call(api, 'GET', `/v1/connectors/${sha}`, { token: api.reader })).json();
+    expect(view.phases).toEqual({ submit: 'passed', install: 'passed', declaresWrites: true, writesCheckedOn: ['scratch'] });
+    // Read only runs no trial.
     const readOnly = await install({ host: 'notes-ro' });
     expect(readOnly.status, readOnly.text).toBe(201);
+    expect(readOnly.json().writes).toBeNull();
   }, 60_000);
 
-  it('makes a host of that kind writable later, or adds one writable, under the same rule', async () => {
-    const headers = { 'inseam-network': 'home' };
+  it('makes a read-only host of that kind writable later only through the same trial', async () => {
     const patched = await call(api, 'PATCH', '/v1/hosts/home/notes-ro', { token: api.admin, body: { writable: true } });
     expect(patched.status).toBe(412);
-    expect(patched.json().error.details.reason).toBe('writes_not_trialled');
+    expect(patched.json().error.details).toMatchObject({ reason: 'writes_not_trialled', argument: 'scratchPrefix' });
     const unnamed = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true } });
     expect(unnamed.status).toBe(412);
-    const elsewhere = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true, scratchPrefix: 'other' } });
-    expect(elsewhere.json().error.details).toMatchObject({ reason: 'writes_not_trialled', scratchPrefix: 'other' });
-    const added = await call(api, 'POST', '/v1/hosts', {
-      token: api.admin,
-      headers,
-      body: { slug: 'notes-added', kind: 'notes-api', writable: true, config: { baseUrl: notes.origin, pageSize: 2 }, credentials: { token: notes.token }, privateOrigins: [notes.origin] },
-    });
-    expect(added.status).toBe(412);
-    expect(added.json().error.details.reason).toBe('writes_not_trialled');
+    const bad = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true, scratchPrefix: '../up' } });
+    expect(bad.status).toBe(400);
     const made = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true, scratchPrefix: 'scratch' } });
     expect(made.status, made.text).toBe(200);
     expect(JSON.stringify(made.json().permissions)).toContain('"write":true');
-    // Turning writes off needs nothing.
-    expect((await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: false } })).status).toBe(200);
-  });
+    expect(made.json().writes).toMatchObject({ writable: true, scratchPrefix: 'scratch' });
+    // A writable host's permissions changed again with the same config need no new trial; turning writes off never does.
+    const again = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: true } });
+    expect(again.json().writes).toBeNull();
+    const off = await call(api, 'PUT', '/v1/hosts/home/notes-ro/permissions', { token: api.admin, body: { writable: false } });
+    expect(off.status).toBe(200);
+    expect(off.json().writes).toBeNull();
+  }, 60_000);
 
   it('registers the installed kind again after a restart', async () => {
     await api.stop();

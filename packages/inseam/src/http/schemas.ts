@@ -128,6 +128,24 @@ export const hostView: JsonSchema = object(
   ['network', 'slug', 'kind'],
 );
 
+/** What making a host of a writes-declaring sandboxed connector writable came to (connectors/host-writes.ts). */
+export const writesOutcome: JsonSchema = object(
+  {
+    writable: { type: 'boolean', description: 'The platform\'s install-phase trial of the host passed, check 10 included: the host is writable.' },
+    scratchPrefix: nullable({ type: 'string', description: 'Where the trial wrote.' }),
+    trial: nullable({ type: 'string', description: 'The recorded install-phase trial (GET /v1/trials/{id}).' }),
+    check: nullable({ type: 'integer', description: 'The check that kept the host read only.' }),
+    message: { type: 'string', description: 'What passed, or why the host stays read only (the check\'s detail, naming the fix).' },
+  },
+  ['writable', 'scratchPrefix', 'trial', 'check', 'message'],
+);
+
+/** A host added or changed, with `writes` when writes were asked of a writes-declaring sandboxed connector. */
+export const hostWritesView: JsonSchema = object(
+  { ...(hostView['properties'] as Record<string, JsonSchema>), writes: { ...nullable(writesOutcome), description: 'Null when no trial was needed.' } },
+  ['network', 'slug', 'kind', 'writes'],
+);
+
 /** One entry of a host's sync history (store/sync-history-types.ts). */
 export const syncRecord: JsonSchema = object(
   {
@@ -404,6 +422,7 @@ const trialSummary: JsonSchema = object(
     declaresWrites: bool,
     scratchPrefix: nullable({ type: 'string', description: 'The install phase\'s scratch prefix.' }),
     writesChecked: { type: 'boolean', description: 'An install-phase trial whose check 10 (writes) passed on scratchPrefix.' },
+    host: nullable({ type: 'string', description: 'The host whose writes the platform checked with this trial before making it writable; null for a trial someone ran.' }),
   },
   ['id', 'kind', 'passed'],
 );
@@ -414,7 +433,7 @@ const trialPhases: JsonSchema = object(
     submit: phaseResult,
     install: phaseResult,
     declaresWrites: bool,
-    writesCheckedOn: { ...array(str), description: 'Scratch prefixes where check 10 passed: a host of the module is writable only with one of them.' },
+    writesCheckedOn: { ...array(str), description: 'Scratch prefixes where a passed install-phase trial passed check 10.' },
   },
   ['submit', 'install', 'declaresWrites', 'writesCheckedOn'],
 );
@@ -454,3 +473,6 @@ export const trialOutcome: JsonSchema = object(
   ['trial', 'report'],
 );
 export { trialSummary };
+
+/** POST /v1/connectors/{sha}/install: the host, its first crawl, and what its write trial said. */
+export const installOutcome: JsonSchema = object({ host: hostView, crawl: crawlStatus, writes: { ...nullable(writesOutcome), description: 'Null when writes were not asked or the module declares none.' } }, ['host', 'crawl', 'writes']);

@@ -85,6 +85,9 @@ describe('install_connector', () => {
     const installed = await call('install_connector', { trialId, host: 'notes', label: 'Team notes', config: { baseUrl: api.origin, pageSize: 2 }, credentials: { token: api.token } });
     expect(installed.isError, textOf(installed)).toBeFalsy();
     expect(structured(installed)).toMatchObject({ kind: 'notes-api', host: 'notes', address: 'inseam://home/notes/', sha: record.moduleHash, crawl: 'started' });
+    // Which phases passed: the read-only one; the host is read only, and writes are a person's to turn on after the install-phase trial.
+    expect(structured(installed)['phases']).toEqual({ submit: 'passed', install: 'not_run', declaresWrites: true, writesCheckedOn: [] });
+    expect(textOf(installed)).toContain('read-only (submit) phase passed, install phase not run');
     expect(JSON.stringify(installed)).not.toContain(api.token);
     const host = await fixture.platform.store.hosts.get({ network: 'home', host: 'notes' });
     expect(host).toMatchObject({ kind: 'notes-api', privateOrigins: [api.origin] });
@@ -123,5 +126,5 @@ describe('install_connector', () => {
 });
 
 function pick(platform: McpFixture['platform']): Omit<LifecyclePlatform, 'kinds'> {
-  return { paths: platform.paths, store: platform.store, sandbox: platform.sandbox, networks: platform.networks, requestCrawl: platform.requestCrawl.bind(platform) };
+  return { paths: platform.paths, store: platform.store, sandbox: platform.sandbox, networks: platform.networks, credentials: platform.credentials, requestCrawl: platform.requestCrawl.bind(platform) };
 }

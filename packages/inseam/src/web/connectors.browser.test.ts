@@ -2,8 +2,10 @@
  * The connector lifecycle in Chromium, with the notes-api example module against its real API on
  * loopback: an agent submits the module; on the page a person runs its trial (each check and the
  * origins it used are shown), approves it by typing the phrase, installs it, and watches the first
- * crawl to its end. The API token is typed once, masked, and never comes back. A trial that is not
- * approved can be deleted from the page; the approved one cannot.
+ * crawl to its end. The approval says which phases passed; installing writable on a scratch prefix
+ * runs the install-phase trial on the new host first. The API token is typed once, masked, and
+ * never comes back. A trial that is not approved can be deleted from the page; the approved one and
+ * the platform's check of the host's writes cannot.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +104,10 @@ describe('a submitted connector, from trial to its first crawl', () => {
     await confirm.fill(phrase);
     await confirm.press('Enter');
     await eventually(() => page.locator('section.approval .ok-text').textContent()).toMatch(/^ Approved by ann /);
+    // The approval says which phases passed: the read-only one; writes wait for the install phase on a host.
+    const phases = page.locator('section.approval [data-phases]');
+    expect(await phases.locator('li').allTextContents()).toEqual(['Read-only trial (submit phase): passed', 'Install trial (writes on a scratch prefix): not run']);
+    expect(await phases.textContent()).toContain('a host of it becomes writable only after the install-phase trial passes on that host');
     expect(await page.locator(`.module-item[data-sha="${sha}"] [data-state]`).textContent()).toBe('approved');
     expectClean();
   }, BROWSER_TEST_MS);
@@ -113,10 +119,20 @@ describe('a submitted connector, from trial to its first crawl', () => {
     expect(await page.getByLabel('Base URL', { exact: true }).inputValue()).toBe(notes.origin);
     await install.getByLabel('Host slug').fill('Notes');
     await install.getByRole('button', { name: 'Install and crawl' }).click();
-    expect(await install.locator('.field-error').textContent()).toBe('Start with a lowercase letter (a–z).');
+    expect(await install.locator('.field-error:not([hidden])').textContent()).toBe('Start with a lowercase letter (a–z).');
     await install.getByLabel('Host slug').fill('notes');
     await install.getByLabel('Label').fill('Team notes');
+    // The module declares writes: writable only on a scratch prefix, where the platform runs the install-phase trial first.
+    const prefix = install.getByLabel('Scratch prefix');
+    expect(await prefix.isDisabled()).toBe(true);
+    await install.getByLabel('Make the host writable').check();
     await install.getByRole('button', { name: 'Install and crawl' }).click();
+    expect(await install.locator('.field-error:not([hidden])').textContent()).toBe('Name the folder the trial may write in.');
+    await prefix.fill('scratch');
+    await install.getByRole('button', { name: 'Install and crawl' }).click();
+    const writes = install.locator('.writes-outcome [data-writable]');
+    await eventually(() => writes.getAttribute('data-writable')).toBe('true');
+    expect(await writes.textContent()).toContain('The install-phase trial passed on scratch prefix "scratch"');
     const crawl = install.locator('.crawl-card');
     await eventually(() => crawl.getAttribute('data-crawl-state')).toBe('completed');
     expect(await crawl.locator('strong').textContent()).toBe('First crawl of notes: completed');
@@ -129,6 +145,7 @@ describe('a submitted connector, from trial to its first crawl', () => {
 
     const stored = await server.platform.networks.showHost({ network: 'home', host: 'notes' });
     expect(stored).toMatchObject({ kind: 'notes-api', label: 'Team notes', privateOrigins: [notes.origin], credentials: { stored: ['token'] } });
+    expect(stored.permissions?.default.write).toBe(true);
     await page.getByRole('link', { name: 'Hosts' }).click();
     const row = page.locator('tr[data-host="notes"]');
     await eventually(() => row.locator('[data-category]').textContent()).toBe('API');
@@ -156,11 +173,16 @@ describe('trial records', () => {
     await eventually(() => page.getByText('The trial was deleted.').isVisible()).toBe(true);
     expect(await server.platform.store.trials.get(failedId)).toBeNull();
     await eventually(() => page.locator('[data-delete-trial]').count()).toBe(0);
-    // What is left is the approved trial: it stays, with no Delete.
+    // What is left stays, with no Delete: the approved trial, and the platform's check of the host's writes at install.
     await eventually(() => page.locator('section.report').getAttribute('data-passed')).toBe('true');
-    const left = (await call(server, 'GET', `/v1/connectors/${sha}`, { token: agent })).json().trials as { approvedAt: number | null }[];
-    expect(left.length).toBe(1);
-    expect(left[0]!.approvedAt).not.toBeNull();
+    const left = (await call(server, 'GET', `/v1/connectors/${sha}`, { token: agent })).json().trials as { approvedAt: number | null; host: string | null; phase: string }[];
+    expect(left.map((trial) => [trial.phase, trial.host, trial.approvedAt !== null])).toEqual([
+      ['install', 'notes', false],
+      ['submit', null, true],
+    ]);
+    const refused = await call(server, 'DELETE', `/v1/trials/${(left[0] as unknown as { id: string }).id}`, { token: agent });
+    expect(refused.status).toBe(412);
+    expect(refused.json().error.details.reason).toBe('host_check');
     expectClean();
   }, BROWSER_TEST_MS);
 });

@@ -1,7 +1,9 @@
 // Sandboxed connectors: the modules submitted to the network, their trial reports (each check and
-// the origins the module used), the trial itself, the person's approval with its typed phrase,
-// and install — which adds the host and starts its first crawl, followed here to the end. Trials
-// that are not approved can be deleted (an approved one stays: it records the approval).
+// the origins the module used), the trial itself, the person's approval with its typed phrase and
+// which phases passed, and install — which adds the host and starts its first crawl, followed here
+// to the end. A module that declares writes can be installed writable on a scratch prefix: the
+// platform runs the install-phase trial on the new host first and says whether writes came on.
+// Trials that are not approved can be deleted (an approved one stays: it records the approval).
 
 import { ApiError, hostPath, newestOnly } from './api.js';
 import { button, chip, emptyState, errorBlock, h, icon, progressBar, replace, spinner, uid } from './dom.js';
@@ -12,6 +14,20 @@ import { configErrors, schemaFields } from './schema-form.js';
 import { slugProblem } from './add-host.js';
 
 const STATE_TONES = { submitted: 'neutral', trialled: 'blue', approved: 'violet', installed: 'green' };
+const PHASE_TONES = { passed: 'green', failed: 'red', not_run: 'neutral' };
+
+/** Which phases of the module's trials passed in this network: read only (submit), and install (writes). */
+function phasesList(phases) {
+  const item = (label, result) => h('li', { 'data-phase-result': result }, h('span', { text: `${label}: ` }), chip(result === 'not_run' ? 'not run' : result, PHASE_TONES[result] ?? 'neutral'));
+  return h(
+    'div',
+    { class: 'phases', 'data-phases': '' },
+    h('ul', { class: 'plain' }, item('Read-only trial (submit phase)', phases.submit), item('Install trial (writes on a scratch prefix)', phases.install)),
+    phases.declaresWrites
+      ? h('p', { class: 'small muted', text: phases.writesCheckedOn.length > 0 ? `It declares writes; check 10 passed on ${phases.writesCheckedOn.join(', ')}. A host becomes writable only after the install-phase trial passes on that host.` : 'It declares writes; a host of it becomes writable only after the install-phase trial passes on that host, on a scratch prefix you name.' })
+      : null,
+  );
+}
 const CRAWL_POLL_MS = 1000;
 
 function stateChip(view) {
@@ -257,7 +273,8 @@ export function connectorsView(ctx, params) {
     if (disposed || current?.sha !== sha) return;
     current.settings ??= settingsCard(view);
     const deleteTrial = (trial) => {
-      if (trial.approvedAt !== null) return null;
+      // An approved trial and the platform's check of a host's writes stay: each is the record of what a host relies on.
+      if (trial.approvedAt !== null || trial.host) return null;
       const remove = button('Delete', { kind: 'ghost', iconName: 'cross', 'data-delete-trial': trial.id, 'aria-label': `Delete the ${trial.passed ? 'passed' : 'failed'} trial of ${when(trial.createdAt)}` });
       remove.addEventListener('click', async () => {
         remove.disabled = true;
@@ -318,7 +335,7 @@ export function connectorsView(ctx, params) {
       facts,
       newest ? [reportCard(newest), newest.approvedAt === null ? h('div', { class: 'row gap-sm' }, deleteTrial(newest)) : null] : h('section', { class: 'card' }, h('h2', { text: 'No trial yet' }), h('p', { class: 'muted', text: 'Run the trial with the host it will connect to: the eleven checks of the conformance trial run against it behind the egress gate.' })),
       view.trials.length > 1
-        ? h('details', { class: 'card earlier' }, h('summary', { text: `Earlier trials (${view.trials.length - 1})` }), h('ul', { class: 'plain' }, view.trials.slice(1).map((trial) => h('li', { class: 'small', 'data-trial': trial.id }, chip(trial.passed ? 'passed' : 'failed', trial.passed ? 'green' : 'red'), ` ${trial.phase} · ${when(trial.createdAt)}${trial.approvedBy ? ` · approved by ${trial.approvedBy}` : ''} `, deleteTrial(trial)))))
+        ? h('details', { class: 'card earlier' }, h('summary', { text: `Earlier trials (${view.trials.length - 1})` }), h('ul', { class: 'plain' }, view.trials.slice(1).map((trial) => h('li', { class: 'small', 'data-trial': trial.id }, chip(trial.passed ? 'passed' : 'failed', trial.passed ? 'green' : 'red'), ` ${trial.phase} · ${when(trial.createdAt)}${trial.host ? ` · writes of host ${trial.host}` : ''}${trial.approvedBy ? ` · approved by ${trial.approvedBy}` : ''} `, deleteTrial(trial)))))
         : null,
       settings.element,
       h('div', { class: 'row gap actions-row' }, runTrial),
@@ -330,6 +347,7 @@ export function connectorsView(ctx, params) {
   function approvalCard(view, newest) {
     const card = h('section', { class: 'card approval', 'aria-labelledby': 'approval-title' }, h('h2', { id: 'approval-title', text: 'Approval' }));
     const approvedTrial = view.trials.find((trial) => trial.approvedAt !== null);
+    if (view.trials.length > 0) card.append(phasesList(view.phases));
     if (view.confirmation) {
       const id = uid('confirm');
       const input = h('input', { id, type: 'text', autocomplete: 'off', spellcheck: 'false', class: 'mono', 'aria-describedby': `${id}-help ${id}-error` });
@@ -384,12 +402,34 @@ export function connectorsView(ctx, params) {
     const error = h('p', { class: 'field-error', id: `${slugId}-error`, hidden: true });
     const install = button('Install and crawl', { kind: 'primary', iconName: 'download', type: 'submit' });
     const progress = h('div', { class: 'crawl-follow', role: 'status', 'aria-live': 'polite' });
+    const writesOutcome = h('div', { class: 'writes-outcome', role: 'status', 'aria-live': 'polite' });
+    // A module that declares writes: writable only on a scratch prefix, where the platform runs the install-phase trial first.
+    const writableId = uid('writable');
+    const prefixId = uid('scratch');
+    const writable = h('input', { type: 'checkbox', id: writableId });
+    const prefix = h('input', { id: prefixId, type: 'text', class: 'mono', autocomplete: 'off', spellcheck: 'false', disabled: true, 'aria-describedby': `${prefixId}-help ${prefixId}-error` });
+    const prefixError = h('p', { class: 'field-error', id: `${prefixId}-error`, hidden: true });
+    writable.addEventListener('change', () => {
+      prefix.disabled = !writable.checked;
+    });
+    const writesFields = view.phases.declaresWrites
+      ? h(
+          'fieldset',
+          { class: 'fieldset' },
+          h('legend', { text: 'Writes' }),
+          h('p', { class: 'help', text: 'The module declares writes. A writable host is added read only; the install-phase trial then runs on it, and writes are turned on only if it passes.' }),
+          h('div', { class: 'check-row' }, writable, h('label', { for: writableId, text: 'Make the host writable' })),
+          h('div', { class: 'field' }, h('label', { for: prefixId, class: 'label', text: 'Scratch prefix' }), prefix, prefixError, h('p', { class: 'help', id: `${prefixId}-help`, text: 'A folder on the host where the trial may create, replace and delete objects of its own.' })),
+        )
+      : null;
     const form = h(
       'form',
       { class: 'install-form', novalidate: true },
       h('p', { class: 'muted small', text: 'Adds a host of this kind with the settings above, then starts its first crawl.' }),
       h('div', { class: 'grid-2' }, h('div', { class: 'field' }, h('label', { for: slugId, class: 'label is-required', text: 'Host slug' }), slug, error), h('div', { class: 'field' }, h('label', { for: labelId, class: 'label', text: 'Label' }), label)),
+      writesFields,
       install,
+      writesOutcome,
       progress,
     );
     form.addEventListener('submit', async (event) => {
@@ -403,9 +443,19 @@ export function connectorsView(ctx, params) {
         return;
       }
       slug.removeAttribute('aria-invalid');
+      const wantsWrites = writesFields !== null && writable.checked;
+      prefixError.hidden = !wantsWrites || prefix.value.trim() !== '';
+      prefixError.textContent = prefixError.hidden ? '' : 'Name the folder the trial may write in.';
+      if (!prefixError.hidden) {
+        prefix.setAttribute('aria-invalid', 'true');
+        prefix.focus();
+        return;
+      }
+      prefix.removeAttribute('aria-invalid');
       const values = await settings.read();
       if (values === null) return;
       install.disabled = true;
+      if (wantsWrites) replace(install, spinner('Installing'), h('span', { text: ' Installing; the install-phase trial runs on the host…' }));
       try {
         const outcome = await api.post(`/v1/connectors/${view.sha}/install`, {
           host: slug.value,
@@ -413,15 +463,23 @@ export function connectorsView(ctx, params) {
           ...(Object.keys(values.credentials).length === 0 ? {} : { credentials: values.credentials }),
           ...(values.privateOrigins.length === 0 ? {} : { privateOrigins: values.privateOrigins }),
           ...(label.value.trim() === '' ? {} : { label: label.value.trim() }),
+          ...(wantsWrites ? { writable: true, scratchPrefix: prefix.value.trim() } : {}),
         });
         settings.clearSecrets();
-        install.querySelector('span').textContent = 'Installed';
-        toast(`Installed: host ${outcome.host.slug} added; its first crawl is running.`);
+        replace(install, icon('download'), h('span', { text: 'Installed' }));
+        if (outcome.writes) {
+          replace(
+            writesOutcome,
+            h('div', { class: outcome.writes.writable ? 'alert' : 'alert alert-error', 'data-writable': String(outcome.writes.writable) }, h('strong', { text: outcome.writes.writable ? 'Writable' : 'Read only' }), h('pre', { class: 'check-detail', text: outcome.writes.message })),
+          );
+        }
+        toast(`Installed: host ${outcome.host.slug} added${outcome.writes ? (outcome.writes.writable ? ', writable' : ', read only (the install-phase trial failed)') : ''}; its first crawl is running.`, outcome.writes && !outcome.writes.writable ? 'error' : 'neutral');
         follow(outcome.host, outcome.crawl, progress);
         void loadList();
       } catch (failure) {
         error.hidden = false;
         error.textContent = failure.message;
+        replace(install, icon('download'), h('span', { text: 'Install and crawl' }));
         install.disabled = false;
       }
     });

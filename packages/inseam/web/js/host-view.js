@@ -294,6 +294,9 @@ function editView(ctx, slug) {
     const sync = syncField({ value: settings.sync ?? { trigger: 'manual' } });
     const wasWritable = settings.permissions?.default?.write === true;
     const writable = writableField({ checked: wasWritable });
+    // A sandboxed connector that writes: writes come on only after the platform's install-phase trial of this host passes on a scratch prefix.
+    const trialsWrites = kind?.sandboxed === true && (kind.capabilities ?? []).includes('write');
+    const scratch = trialsWrites ? textField({ label: 'Scratch prefix', name: 'scratchPrefix', mono: true, help: 'A folder on the host where the install-phase trial may create, replace and delete objects of its own before writes are turned on. Empty: the one its last trial used.' }) : null;
     const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, icon('check'), h('span', { text: 'Save changes' }));
     const element = h(
       'form',
@@ -301,7 +304,7 @@ function editView(ctx, slug) {
       summary.element,
       h('fieldset', { class: 'section' }, h('legend', { text: 'Host' }), h('div', { class: 'grid-2' }, textField({ label: 'Slug', name: 'slug', value: settings.slug, readOnly: true, mono: true, help: 'A host keeps its slug: addresses name it.' }).element, label.element), description.element),
       config ? h('fieldset', { class: 'section' }, h('legend', { text: 'Connection' }), h('p', { class: 'help', text: 'Changing these re-connects the host and syncs it in full.' }), config.element) : null,
-      h('fieldset', { class: 'section' }, h('legend', { text: 'Access' }), writable.element),
+      h('fieldset', { class: 'section' }, h('legend', { text: 'Access' }), writable.element, scratch?.element),
       h('fieldset', { class: 'section', 'data-section': 'sync' }, h('legend', { text: 'Sync' }), sync.element),
       h('div', { class: 'form-foot' }, h('a', { class: 'btn btn-ghost', href: `#/hosts/${encodeURIComponent(slug)}`, text: 'Cancel' }), submit),
     );
@@ -328,11 +331,14 @@ function editView(ctx, slug) {
         sync: sync.read(),
         ...(configChanged ? { config: read.value } : {}),
         ...(writable.control.checked !== wasWritable ? { writable: writable.control.checked } : {}),
+        ...(scratch && scratch.control.value.trim() !== '' ? { scratchPrefix: scratch.control.value.trim() } : {}),
       };
       submit.disabled = true;
       try {
         const changed = await api.patch(hostPath(session.network, slug), body);
         toast(`Host ${changed.label} saved${configChanged ? '; it is syncing in full' : ''}.`);
+        // Writes were asked, or the config of a writable host changed: the install-phase trial ran and says what came of it.
+        if (changed.writes) toast(changed.writes.message, changed.writes.writable ? 'neutral' : 'error');
         navigate(`#/hosts/${encodeURIComponent(slug)}`);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_config' && config) {

@@ -95,8 +95,9 @@ describe('inseam connector, approve and install', () => {
     const approved = await cli(dataDir, ['approve', sha.slice(0, 10)], { stdin: terminal(`approve notes-api ${sha.slice(0, 12)}`) });
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain('Approved trial');
-    // The approval says which phases passed, and that writes wait for the install phase.
-    expect(approved.stdout).toContain('Phases: submit passed, install not run; it declares writes, and no install-phase trial has passed check 10');
+    // The approval says which phases passed, and that writes wait for the install-phase trial on the host.
+    expect(approved.stdout).toContain('Phases: submit (read only) passed, install (writes) not run. It declares writes');
+    expect(approved.stdout).toContain('writes are turned on only once the install-phase trial, run on that host, passes');
   });
 
   it('installs the approved module and runs its first crawl', async () => {
@@ -121,22 +122,20 @@ describe('inseam connector, approve and install', () => {
     expect(listed).toEqual([expect.objectContaining({ sha, state: 'installed' })]);
   }, 60_000);
 
-  it('installs a host writable only after the install-phase trial passed check 10 on its scratch prefix', async () => {
+  it('installs a host writable only after the platform ran the install-phase trial on it', async () => {
     const config = JSON.stringify({ baseUrl: notes.origin });
     const install = (slug: string, ...extra: string[]) =>
       cli(dataDir, ['install', sha, '--host', slug, '--config', config, '--credential', `token=${notes.token}`, '--allow-private-origin', notes.origin, '--json', ...extra]);
-    const refused = await install('notes-rw', '--writable', '--scratch-prefix', 'scratch');
+    const refused = await install('notes-rw', '--writable');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('[precondition_failed]');
-    expect(refused.stderr).toContain(`inseam connector trial ${sha.slice(0, 12)} --phase install --config <file>`);
-    const file = join(dataDir, 'install-trial.json');
-    await writeFile(file, JSON.stringify({ config: { baseUrl: notes.origin }, credentials: { token: notes.token }, allowPrivateOrigins: [notes.origin], scratchPrefix: 'scratch' }));
-    const trial = await cli(dataDir, ['connector', 'trial', sha.slice(0, 12), '--config', file, '--phase', 'install']);
-    expect(trial.code, trial.stdout + trial.stderr).toBe(0);
-    expect(trial.stdout).toContain('(install phase) of kind "notes-api": passed');
+    expect(refused.stderr).toContain('name a scratch prefix');
     const installed = await install('notes-rw', '--writable', '--scratch-prefix', 'scratch');
     expect(installed.code, installed.stderr).toBe(0);
-    expect((JSON.parse(installed.stdout) as { host: { slug: string } }).host.slug).toBe('notes-rw');
+    expect(installed.stderr).toContain('The install-phase trial passed on scratch prefix "scratch"');
+    const result = JSON.parse(installed.stdout) as { host: { slug: string }; writes: { writable: boolean } };
+    expect(result.host.slug).toBe('notes-rw');
+    expect(result.writes).toMatchObject({ writable: true });
     const view = JSON.parse((await cli(dataDir, ['connector', 'ls', '--json'])).stdout) as { phases: unknown }[];
     expect(view[0]?.phases).toEqual({ submit: 'passed', install: 'passed', declaresWrites: true, writesCheckedOn: ['scratch'] });
   }, 90_000);
@@ -149,5 +148,6 @@ describe('inseam connector, approve and install', () => {
     const made = await cli(dataDir, ['host', 'permissions', 'home/notes', '--writable', '--scratch-prefix', 'scratch', '--json']);
     expect(made.code, made.stderr).toBe(0);
     expect(JSON.stringify(JSON.parse(made.stdout).permissions)).toContain('"write":true');
-  });
+    expect(JSON.parse(made.stdout).writes).toMatchObject({ writable: true, scratchPrefix: 'scratch' });
+  }, 60_000);
 });

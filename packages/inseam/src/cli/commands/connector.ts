@@ -59,10 +59,10 @@ function describeTrial(trial: TrialSummary): string {
 /** Which phases the module's trials passed, and what that allows, for the person approving. */
 function describePhases(phases: TrialPhases): string {
   const shown = (result: TrialPhases['submit']): string => (result === 'not_run' ? 'not run' : result);
-  const line = `Phases: submit ${shown(phases.submit)}, install ${shown(phases.install)}`;
+  const line = `Phases: submit (read only) ${shown(phases.submit)}, install (writes) ${shown(phases.install)}`;
   if (!phases.declaresWrites) return `${line}.`;
-  if (phases.writesCheckedOn.length === 0) return `${line}; it declares writes, and no install-phase trial has passed check 10, so its hosts install read only until one passes (\`inseam connector trial <sha> --phase install\`).`;
-  return `${line}; writes (check 10) passed on scratch prefix ${phases.writesCheckedOn.map((prefix) => JSON.stringify(prefix)).join(', ')}: a host with that config may be installed --writable --scratch-prefix <it>.`;
+  const checked = phases.writesCheckedOn.length === 0 ? '' : `; writes (check 10) passed on scratch prefix ${phases.writesCheckedOn.map((prefix) => JSON.stringify(prefix)).join(', ')}`;
+  return `${line}${checked}. It declares writes: a host of it is installed read only unless made writable with --writable --scratch-prefix <folder>, and then writes are turned on only once the install-phase trial, run on that host, passes.`;
 }
 
 /** `name` in the module's folder, when it exists there. */
@@ -216,7 +216,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
     .option('--sync <json|@file>', 'sync settings, e.g. {"trigger":"auto"}')
     .option('--permissions <json|@file>', 'the host\'s permission tree')
     .option('--writable', 'let callers write and delete on the new host (default: read only)')
-    .option('--scratch-prefix <prefix>', 'with --writable, for a module that declares writes: the folder where its install-phase trial passed check 10')
+    .option('--scratch-prefix <prefix>', 'with --writable, for a module that declares writes: the host folder where the install-phase trial writes before the host becomes writable')
     .option('--allow-private-origin <origin>', 'approve a declared origin on a private address; repeatable', collect, [])
     .option('--json', 'print the host and its first crawl as JSON')
     .action(async (sha: string, options: InstallOptions, command: Command) => {
@@ -231,7 +231,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
       ]);
       await withPlatform(command, io, async (platform, connectors) => {
         const network = await defaultNetwork(platform, options.network, io);
-        const { host, crawl: ticket } = await connectors.install({ userId: localUser() }, network, sha, {
+        const { host, crawl: ticket, writes } = await connectors.install({ userId: localUser() }, network, sha, {
           host: options.host,
           ...(config === undefined ? {} : { config }),
           ...(Object.keys(credentials).length === 0 ? {} : { credentials }),
@@ -245,9 +245,11 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
           ...(options.scratchPrefix === undefined ? {} : { scratchPrefix: options.scratchPrefix }),
           ...(options.allowPrivateOrigin.length === 0 ? {} : { privateOrigins: options.allowPrivateOrigin }),
         });
+        // Writes were asked of a module that declares them: whether the platform's trial of the host let them on.
+        if (writes !== null) io.stderr.write(`${writes.message}\n`);
         if (ticket.where === 'queue') {
           io.stderr.write(`Installed kind "${host.kind}" and added host ${host.address}; its first crawl is queued for a worker.\n`);
-          if (options.json === true) printJson(io, { host, crawl: null, job: ticket.job });
+          if (options.json === true) printJson(io, { host, crawl: null, job: ticket.job, writes });
           return;
         }
         const crawl = ticket.handle;
@@ -264,7 +266,7 @@ export function registerConnectorCommands(program: Command, io: CliIo): void {
           view.finish();
         }
         const progress = progressOf(run);
-        if (options.json === true) printJson(io, { host, crawl: progress });
+        if (options.json === true) printJson(io, { host, crawl: progress, writes });
         else io.stdout.write(`First crawl of ${host.network}/${host.slug}: ${formatCount(progress.entries)} entries, ${formatCount(progress.indexed)} indexed — ${progress.state}${progress.error === null ? '' : `: ${progress.error.message}`}.\n`);
         process.exitCode = run.state === 'completed' ? EXIT.ok : EXIT.no;
       });

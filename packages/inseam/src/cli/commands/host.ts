@@ -16,13 +16,15 @@
  * printed once, when it is minted: only its key's hash is stored.
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
+import { InvalidArgumentError, PreconditionFailedError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
+import type { WritesOutcome } from '../../connectors/index.js';
 import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
 import type { SyncRecord } from '../../store/index.js';
 import type { CliIo } from '../io.js';
 import { describeLastSync, describePermissions, describeSync, effectiveHost, type EffectiveHost } from './host-effective.js';
 import { unknownKind } from './kind-suggestion.js';
+import { localUser } from './token.js';
 import { collect, defaultNetwork, formatCount, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
 
 interface AddOptions {
@@ -41,6 +43,7 @@ interface AddOptions {
   readonly from?: string;
   readonly syncMode?: string;
   readonly interval?: string;
+  readonly scratchPrefix?: string;
   readonly json?: boolean;
 }
 
@@ -97,6 +100,7 @@ interface SetOptions {
   readonly permissions?: string;
   readonly writable?: boolean;
   readonly readOnly?: boolean;
+  readonly scratchPrefix?: string;
   readonly json?: boolean;
 }
 
@@ -167,6 +171,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .option('--interval <duration>', 'with auto: how often to sync, ISO 8601 (default PT15M)')
     .option('--permissions <json|@file>', 'the permission tree: { "default": { "read", "write", "exec" }, "paths"?: { … } }')
     .option('--writable', 'let callers write and delete (default: read only; agents still need a grant)')
+    .option('--scratch-prefix <prefix>', 'with --writable, for a sandboxed connector that declares writes: the host folder its install-phase trial writes on first')
     .option('--credential <field=value>', 'a credential field (value, @file or - for stdin); repeat for each field', collect, [])
     .option('--label <label>', 'a human label (default: the slug)')
     .option('--description <text>', 'what the host is, for people and agents')
@@ -180,18 +185,21 @@ export function registerHostCommand(program: Command, io: CliIo): void {
       const input = await addInput(options, io);
       await withPlatform(command, io, async (platform, connectors) => {
         let added: HostView;
+        let writes: WritesOutcome | null = null;
         if (options.from !== undefined) {
           added = await platform.networks.addDeclared(ref.network, options.from, ref.host, input);
         } else {
           if (input.kind === undefined) throw new InvalidArgumentError('Name the kind with --kind (see `inseam host kinds`), or add a declared source with --from <package>.', { details: { argument: 'kind' } });
           // A sandboxed connector's kind is registered platform-wide; each network needs its own approval.
           await connectors.requireApprovedKind(ref.network, input.kind);
-          await connectors.requireWritesChecked(ref.network, input.kind, input.config ?? {}, input);
           if (!platform.kinds.has(input.kind)) throw unknownKind(input.kind, platform.kinds.list());
-          added = await platform.networks.addHost({ ...input, kind: input.kind, network: ref.network, slug: ref.host });
+          const outcome = await connectors.addHost({ userId: localUser() }, { ...input, kind: input.kind, network: ref.network, slug: ref.host }, options.scratchPrefix);
+          added = outcome.host;
+          writes = outcome.writes;
         }
-        if (options.json === true) return printJson(io, added);
+        if (options.json === true) return printJson(io, { ...added, writes });
         io.stdout.write(`Added host ${added.address} (${added.kind})${added.origin === null ? '' : `, declared by ${added.origin}`}.\n`);
+        if (writes !== null) io.stdout.write(`${writes.message}\n`);
       });
     });
 
@@ -240,6 +248,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .option('--permissions <json|@file>', 'a new permission tree (a person\'s act)')
     .option('--writable', 'turn writes on')
     .option('--read-only', 'turn writes off everywhere')
+    .option('--scratch-prefix <prefix>', 'for a sandboxed connector that declares writes: the host folder its install-phase trial writes on (default: the one used last for this host)')
     .option('--json', 'print the host as JSON')
     .action(async (target: string, options: SetOptions, command: Command) => {
       const ref = parseHostArgument(target);
@@ -248,14 +257,13 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         throw new InvalidArgumentError('Say what to change: --config, --label, --description, --scope, --sync (or --sync-mode/--interval), --permissions, --writable or --read-only.', { details: { argument: 'change' } });
       }
       await withPlatform(command, io, async (platform, connectors) => {
-        const record = await platform.networks.hostRecord(ref);
-        await connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config, change);
-        const changed = await platform.networks.updateHost(ref, change);
+        const { host: changed, writes } = await connectors.updateHost({ userId: localUser() }, ref, change, options.scratchPrefix);
+        if (writes !== null && options.json !== true) io.stderr.write(`${writes.message}\n`);
         // A new config or scope started a full sync; this command ends with it rather than leave it paused.
         const syncing = platform.crawler.running(ref);
         if (syncing !== undefined && options.json !== true) io.stderr.write(`Syncing ${changed.address} in full with its new ${change.config !== undefined ? 'config' : 'scope'}…\n`);
         const run = await syncing?.result.catch(() => undefined);
-        if (options.json === true) return printJson(io, changed);
+        if (options.json === true) return printJson(io, { ...changed, writes });
         io.stdout.write(`Changed host ${changed.address}.\n`);
         if (run !== undefined) io.stdout.write(run.state === 'completed' ? `Synced: ${formatCount(run.counters.entries)} entries, ${formatCount(run.counters.deleted)} removed.\n` : `The sync ended ${run.state}${run.error === null ? '' : `: ${run.error.message} [${run.error.code}]`}; \`inseam crawl ${ref.network}/${ref.host}\` resumes it.\n`);
       });
@@ -268,7 +276,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
     .option('--writable', 'turn writes on (the tree\'s default write; paths that deny writes keep denying)')
     .option('--read-only', 'turn writes off everywhere')
     .option('--permissions <json|@file>', 'a new permission tree (with --writable or --read-only applied on top)')
-    .option('--scratch-prefix <prefix>', 'for a sandboxed connector that declares writes: where its install-phase trial passed check 10')
+    .option('--scratch-prefix <prefix>', 'for a sandboxed connector that declares writes: the host folder its install-phase trial writes on before writes are turned on (default: the one used last for this host)')
     .option('--json', 'print the host as JSON')
     .action(async (target: string, options: { readonly writable?: boolean; readonly readOnly?: boolean; readonly permissions?: string; readonly scratchPrefix?: string; readonly json?: boolean }, command: Command) => {
       if (options.writable === true && options.readOnly === true) {
@@ -278,10 +286,11 @@ export function registerHostCommand(program: Command, io: CliIo): void {
       const writable = options.writable === true ? true : options.readOnly === true ? false : undefined;
       await withPlatform(command, io, async (platform, connectors) => {
         const change = { ...(permissions === undefined ? {} : { permissions }), ...(writable === undefined ? {} : { writable }) };
-        const record = await platform.networks.hostRecord(parseHostArgument(target));
-        await connectors.requireWritesChecked(record.network, record.kind, record.config, change, options.scratchPrefix);
-        const changed = await platform.networks.setPermissions(parseHostArgument(target), change);
-        if (options.json === true) return printJson(io, changed);
+        const { host: changed, writes } = await connectors.setPermissions({ userId: localUser() }, parseHostArgument(target), change, options.scratchPrefix);
+        // Writes were what was asked: a trial that refused them is this command's failure.
+        if (writes !== null && !writes.writable) throw new PreconditionFailedError(writes.message, { details: { reason: writes.trial === null ? 'writes_not_trialled' : 'writes_trial_failed', trial: writes.trial, check: writes.check } });
+        if (writes !== null && options.json !== true) io.stderr.write(`${writes.message}\n`);
+        if (options.json === true) return printJson(io, { ...changed, writes });
         io.stdout.write(`Host ${changed.address} now has permissions ${JSON.stringify(changed.permissions)}.\n`);
       });
     });

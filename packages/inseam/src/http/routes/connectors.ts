@@ -8,7 +8,7 @@ import { PermissionDeniedError } from '@neuralis/package-system/contracts';
 import type { Actor } from '../../connectors/index.js';
 import { MAX_MODULE_BYTES } from '../../connectors/index.js';
 import type { Call, RouteSpec } from '../route.js';
-import { approvalSummary, authView, connectorView, hostFields, hostSlug, hostView, crawlStatus, shaParams, trialOutcome, trialSummary } from '../schemas.js';
+import { approvalSummary, authView, connectorView, hostFields, hostSlug, installOutcome, shaParams, trialOutcome, trialSummary } from '../schemas.js';
 import { authViewOf, crawlStatusOf, firstProgress, requirePersonForWrites } from './hosts.js';
 import { parseTrialSamples } from '../../trial/index.js';
 
@@ -210,7 +210,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
     action: 'connectors.install',
     summary: 'Install an approved module: register its kind, add the host, start its first crawl',
     description:
-      'Needs an approval of exactly this sha in the caller\'s network (412 `precondition_failed` otherwise). A module that declares writes is installed writable (or with a tree granting write) only with a `scratchPrefix` on which a passed install-phase trial of the sha, with the same config, passed check 10 (412, `details.reason: writes_not_trialled`).',
+      'Needs an approval of exactly this sha in the caller\'s network (412 `precondition_failed` otherwise). A module that declares writes, installed writable (or with a tree granting write), needs a `scratchPrefix` (412, `details.reason: writes_not_trialled`): the host is added read only, the platform runs the install-phase trial of it (its config, credentials and private origins) on that folder, and writes are turned on only if it passed with check 10 passing. `writes` says what happened — the failing check\'s message when the host stays read only.',
     tag: TAG,
     params: shaParams,
     body: {
@@ -220,7 +220,7 @@ export const connectorRoutes: readonly RouteSpec[] = [
         configSchema: { type: 'object' },
         ...hostFields,
         config: configObject,
-        scratchPrefix: { type: 'string', minLength: 1, maxLength: 1024, description: 'Where an install-phase trial passed check 10: needed to install a module that declares writes writable.' },
+        scratchPrefix: { type: 'string', minLength: 1, maxLength: 1024, description: 'The host folder where the platform\'s install-phase trial may write: needed to install a module that declares writes writable.' },
       },
       required: ['host'],
       additionalProperties: false,
@@ -228,16 +228,16 @@ export const connectorRoutes: readonly RouteSpec[] = [
     responses: {
       201: {
         description: 'Installed; the first crawl has started (or, on the shared store, is queued: `crawl.state` says which).',
-        schema: { type: 'object', properties: { host: hostView, crawl: crawlStatus }, required: ['host', 'crawl'] },
+        schema: installOutcome,
       },
     },
     handler: async (call) => {
       requirePersonForWrites(call, call.request.body as Parameters<typeof requirePersonForWrites>[1]);
       const network = await call.network();
-      const { host, crawl } = await call.services.connectors.install(actor(call), network, sha(call), call.request.body as { host: string });
+      const { host, crawl, writes } = await call.services.connectors.install(actor(call), network, sha(call), call.request.body as { host: string });
       if (crawl.where === 'process') await firstProgress(crawl.handle).catch(() => undefined);
       call.reply.code(201);
-      return { host, crawl: await crawlStatusOf(call.services.platform, { network, host: host.slug }) };
+      return { host, crawl: await crawlStatusOf(call.services.platform, { network, host: host.slug }), writes };
     },
   },
 ];

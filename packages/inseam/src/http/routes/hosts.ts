@@ -5,19 +5,20 @@
  */
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { NotFoundError, PermissionDeniedError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
+import { NotFoundError, PermissionDeniedError, PreconditionFailedError, type OwnershipScope, type PermissionTree, type SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { AuthSpec, Scope } from '@inseam/connector';
 import { progressOf, type CrawlProgress } from '../../catalog/index.js';
 import type { CrawlHandle } from '../../crawl/index.js';
 import type { FsHost } from '../../fs/index.js';
 import { allowsChanges } from '../../fs/permissions.js';
+import type { Actor, WritesOutcome } from '../../connectors/index.js';
 import type { AddHostInput } from '../../network/index.js';
 import { SYNC_HISTORY_KEEP } from '../../store/index.js';
 import type { Platform, QueuedCrawl } from '../../platform/index.js';
 import type { HostRef } from '../../store/index.js';
 import { HttpError } from '../errors.js';
 import type { Call, RouteSpec } from '../route.js';
-import { authView, crawlStatus, discoverableSource, hostDetail, hostFields, hostParams, hostSlug, hostView, fsHost, networkRecord, networkSlug, sourceKind, syncRecord, syncSettings } from '../schemas.js';
+import { authView, crawlStatus, discoverableSource, hostDetail, hostFields, hostParams, hostSlug, hostView, hostWritesView, fsHost, networkRecord, networkSlug, sourceKind, syncRecord, syncSettings } from '../schemas.js';
 import { mayDo, refusal, ACTIONS } from '../../platform/authorization.js';
 import { defaultSync, type HostChange } from '../../network/index.js';
 
@@ -151,6 +152,24 @@ export function requirePersonForWrites(call: Call, body: { readonly writable?: b
   }
 }
 
+const scratchPrefix = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 1024,
+  description: 'For a sandboxed connector that declares writes: the host folder where the platform\'s install-phase trial of this host may write (default on a host checked before: the prefix used then).',
+};
+
+function actorOf(call: Call): Actor {
+  return { userId: call.principal.userId, agentId: call.principal.agentId };
+}
+
+/** 412 for writes asked of a host whose install-phase trial did not pass: its message is the failing check's. */
+function writesRefused(writes: WritesOutcome): PreconditionFailedError {
+  return new PreconditionFailedError(writes.message, {
+    details: { reason: writes.trial === null ? 'writes_not_trialled' : 'writes_trial_failed', trial: writes.trial, check: writes.check, scratchPrefix: writes.scratchPrefix },
+  });
+}
+
 export const hostRoutes: readonly RouteSpec[] = [
   {
     method: 'GET',
@@ -257,31 +276,29 @@ export const hostRoutes: readonly RouteSpec[] = [
     action: 'hosts.add',
     summary: 'Add a host',
     description:
-      'Everything is checked before anything is stored (docs/hosts.md). `network` defaults to the caller\'s. With `from: "<package>"` the package\'s declared source `slug` is added, the other fields overriding its declaration. A sandboxed kind must be approved in the network.',
+      'Everything is checked before anything is stored (docs/hosts.md). `network` defaults to the caller\'s. With `from: "<package>"` the package\'s declared source `slug` is added, the other fields overriding its declaration. A sandboxed kind must be approved in the network. A host of a sandboxed kind that declares writes, asked to be writable, is added read only; the platform then runs the install-phase trial of it on `scratchPrefix` and turns writes on only if it passed (`writes` says what happened).',
     tag: 'hosts',
     body: {
       type: 'object',
-      properties: { network: networkSlug, slug: hostSlug, kind: { type: 'string', minLength: 1, maxLength: 64 }, from: { type: 'string', minLength: 1, maxLength: 214 }, ...hostFields },
+      properties: { network: networkSlug, slug: hostSlug, kind: { type: 'string', minLength: 1, maxLength: 64 }, from: { type: 'string', minLength: 1, maxLength: 214 }, ...hostFields, scratchPrefix },
       required: ['slug'],
       additionalProperties: false,
     },
-    responses: { 201: { description: 'Added (never a credential value).', schema: hostView } },
+    responses: { 201: { description: 'Added (never a credential value).', schema: hostWritesView } },
     handler: async (call) => {
-      const body = call.request.body as HostBody;
+      const body = call.request.body as HostBody & { scratchPrefix?: string };
       requirePersonForWrites(call, body);
       const network = await call.network(body.network);
-      const { network: _network, from, kind, ...fields } = body;
+      const { network: _network, from, kind, scratchPrefix: prefix, ...fields } = body;
       let added;
       if (from !== undefined) {
-        added = await call.services.platform.networks.addDeclared(network, from, body.slug, { ...fields, ...(kind === undefined ? {} : { kind }) });
+        added = { ...(await call.services.platform.networks.addDeclared(network, from, body.slug, { ...fields, ...(kind === undefined ? {} : { kind }) })), writes: null };
       } else {
         if (kind === undefined) throw new HttpError('invalid_argument', 'A host needs a `kind` (see GET /v1/source-kinds), or `from` naming the package that declares it.', { details: { argument: 'body.kind' } });
-        if (call.services.platform.kinds.has(kind) && call.services.platform.kinds.get(kind).sandboxed) {
-          await call.services.connectors.requireApprovedKind(network, kind);
-          await call.services.connectors.requireWritesChecked(network, kind, fields.config ?? {}, fields);
-        }
+        if (call.services.platform.kinds.has(kind) && call.services.platform.kinds.get(kind).sandboxed) await call.services.connectors.requireApprovedKind(network, kind);
         const input: AddHostInput = { ...fields, network, kind };
-        added = await call.services.platform.networks.addHost(input);
+        const { host, writes } = await call.services.connectors.addHost(actorOf(call), input, prefix);
+        added = { ...host, writes };
       }
       call.reply.code(201);
       return added;
@@ -318,18 +335,19 @@ export const hostRoutes: readonly RouteSpec[] = [
       properties: {
         permissions: hostFields['permissions']!,
         writable: hostFields['writable']!,
-        scratchPrefix: { type: 'string', minLength: 1, maxLength: 1024, description: 'For a sandboxed connector that declares writes: where its install-phase trial, with this host\'s config, passed check 10.' },
+        scratchPrefix,
       },
       additionalProperties: false,
     },
-    responses: { 200: { description: 'The host with its new tree.', schema: hostView } },
+    responses: { 200: { description: 'The host with its new tree.', schema: hostWritesView } },
     handler: async (call) => {
       const ref = hostRef(call);
       await call.network(ref.network);
-      const { scratchPrefix, ...change } = call.request.body as { permissions?: PermissionTree | null; writable?: boolean; scratchPrefix?: string };
-      const record = await call.services.platform.networks.hostRecord(ref);
-      await call.services.connectors.requireWritesChecked(record.network, record.kind, record.config, change, scratchPrefix);
-      return call.services.platform.networks.setPermissions(ref, change);
+      const { scratchPrefix: prefix, ...change } = call.request.body as { permissions?: PermissionTree | null; writable?: boolean; scratchPrefix?: string };
+      const { host, writes } = await call.services.connectors.setPermissions(actorOf(call), ref, change, prefix);
+      // Writes were what was asked; the trial refusing them refuses the request, and the host stays as it was.
+      if (writes !== null && !writes.writable) throw writesRefused(writes);
+      return { ...host, writes };
     },
   },
   {
@@ -380,21 +398,20 @@ export const hostRoutes: readonly RouteSpec[] = [
     params: hostParams,
     body: {
       type: 'object',
-      properties: { config: hostFields['config']!, label: hostFields['label']!, description: hostFields['description']!, scope: hostFields['scope']!, sync: hostFields['sync']!, permissions: hostFields['permissions']!, writable: hostFields['writable']! },
+      properties: { config: hostFields['config']!, label: hostFields['label']!, description: hostFields['description']!, scope: hostFields['scope']!, sync: hostFields['sync']!, permissions: hostFields['permissions']!, writable: hostFields['writable']!, scratchPrefix },
       additionalProperties: false,
     },
-    responses: { 200: { description: 'The host as changed (never a credential value).', schema: hostView } },
+    responses: { 200: { description: 'The host as changed (never a credential value).', schema: hostWritesView } },
     handler: async (call) => {
       const ref = hostRef(call);
       await call.network(ref.network);
-      const change = call.request.body as HostChange;
+      const { scratchPrefix: prefix, ...change } = call.request.body as HostChange & { scratchPrefix?: string };
       if (change.permissions !== undefined || change.writable !== undefined) {
         const refused = refusal(ACTIONS['hosts.permissions'], call.principal, 'Changing what a host lets callers do');
         if (refused !== null) throw refused;
       }
-      const record = await call.services.platform.networks.hostRecord(ref);
-      await call.services.connectors.requireWritesChecked(record.network, record.kind, change.config ?? record.config, change);
-      return call.services.platform.networks.updateHost(ref, change);
+      const { host, writes } = await call.services.connectors.updateHost(actorOf(call), ref, change, prefix);
+      return { ...host, writes };
     },
   },
   {

@@ -8,7 +8,8 @@
  *   id and the module's sha.
  * - install_connector installs a trialled module — exactly the bytes that were trialled, named by
  *   the trial id (or the sha) — once a person has approved it in the network: it registers the
- *   kind, adds the host and starts its first crawl.
+ *   kind, adds the host (read only: writes are a person's to turn on) and starts its first crawl.
+ *   It answers which phases of the module's trials passed in the network (`phases`).
  *
  * - delete_trial deletes a recorded trial that is not approved (an approved one stays), so an
  *   agent that may run trials can clean up after them.
@@ -21,7 +22,7 @@
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidArgumentError, PreconditionFailedError } from '@neuralis/package-system/contracts';
-import type { Actor, ConnectorLifecycle, TrialOutcome } from '../../connectors/index.js';
+import type { Actor, ConnectorLifecycle, TrialOutcome, TrialPhases } from '../../connectors/index.js';
 import type { Caller } from '../../fs/index.js';
 import type { Platform } from '../../platform/index.js';
 import type { HostedTool, HostedToolContext } from '../hosted-tools.js';
@@ -158,9 +159,11 @@ export class ConnectorTools {
         // The crawl goes on after this answer (here or on a worker); its outcome shows in the host's runs.
         if (crawl.where === 'process') void crawl.handle.result.catch(() => undefined);
         const started = crawl.where === 'process' ? 'started' : 'queued';
+        // Which phases of the module passed in this network, as the person approving was told.
+        const { phases } = await this.#lifecycle.get(network, sha!);
         return {
-          content: [{ type: 'text', text: `Installed kind "${host.kind}" and added host ${host.address}; its first crawl has ${started === 'started' ? 'started' : 'been queued for a worker'}.` }],
-          structuredContent: { kind: host.kind, host: host.slug, address: host.address, sha: sha!, crawl: started },
+          content: [{ type: 'text', text: `Installed kind "${host.kind}" and added host ${host.address} (read only); its first crawl has ${started === 'started' ? 'started' : 'been queued for a worker'}.\n${phasesText(phases)}` }],
+          structuredContent: { kind: host.kind, host: host.slug, address: host.address, sha: sha!, crawl: started, phases: { ...phases } },
         };
       },
     };
@@ -190,6 +193,14 @@ const UNREACHABLE = { fetch: (): Promise<never> => Promise.reject(new Error('The
 
 function actorOf(caller: Caller): Actor {
   return { userId: caller.session.userId, ...(caller.session.agentId === undefined ? {} : { agentId: caller.session.agentId }) };
+}
+
+/** The phases line of install_connector's answer. */
+function phasesText(phases: TrialPhases): string {
+  const shown = (result: TrialPhases['submit']): string => (result === 'not_run' ? 'not run' : result);
+  const line = `Trials in this network: read-only (submit) phase ${shown(phases.submit)}, install phase ${shown(phases.install)}.`;
+  if (!phases.declaresWrites) return line;
+  return `${line} The module declares writes; only a person can make the host writable, and the platform then runs the install-phase trial on a scratch prefix of the host first.`;
 }
 
 function reportText(outcome: TrialOutcome, sha: string): string {
