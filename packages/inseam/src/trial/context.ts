@@ -79,7 +79,14 @@ const FIX_BY_CODE: Readonly<Record<string, string>> = {
   sandbox_limit: 'the call broke a sandbox limit (time, memory or stack): stream instead of buffering, and bound loops and waits',
   permission_denied: 'the host refused the credential: check the credentials in the trial config and how auth.present presents them',
   unsupported: 'the connector answered unsupported for what its description declares: declare only what the host can do (capabilities; writes.mimes; writes.replace: false when it cannot honour ifMatch), or implement the call',
+  not_found: 'the host answered not found: for a write, the scratch prefix must exist on the host (or the connector must create the folders it writes into); for a read or stat, list() must give paths the host can find',
+  conflict: 'the host refused the call as a conflict: a create-only write must not find an object at the path, and ifMatch is sent only when the caller gave one',
+  invalid_argument: 'the host or the connector refused the arguments: the message says which; map the trial\'s path and body to what the host accepts',
+  timeout: 'the host did not answer in time: bound the call (fewer requests, smaller pages) or check that the host is reachable from the trial',
 };
+
+/** When a call fails with a code the table does not know (or none): what every failure can act on. */
+const FIX_OTHERWISE = 'the call failed with the error shown (the connector\'s own message): fix what it names, and throw errors with a code from the reference (not_found, conflict, permission_denied, invalid_argument, …) so a caller can act on them';
 
 /** Runs a connector call; an error fails the check, saying which call and what came back. */
 export async function call<T>(doing: string, action: () => Promise<T>, fix?: string): Promise<T> {
@@ -88,7 +95,7 @@ export async function call<T>(doing: string, action: () => Promise<T>, fix?: str
   } catch (error) {
     if (error instanceof CheckFailure) throw error;
     const code = errorCode(error);
-    return fail(`${doing} succeeds`, `it failed with ${describeError(error)}`, fix ?? (code === undefined ? undefined : FIX_BY_CODE[code]));
+    return fail(`${doing} succeeds`, `it failed with ${describeError(error)}`, fix ?? (code === undefined ? undefined : FIX_BY_CODE[code]) ?? FIX_OTHERWISE);
   }
 }
 
