@@ -124,6 +124,8 @@ export class Crawler {
   async #recordStop(hostId: number, run: CrawlRunRecord, changes: { readonly added: number; readonly changed: number }): Promise<void> {
     if (this.#history === undefined) return;
     const { counters } = run;
+    // The catalog as the run left it, for the history's chart of the catalog over time; unreadable, the stop is still recorded.
+    const catalog = await this.#store.catalogSize(hostId).catch(() => null);
     await this.#history
       .record(hostId, {
         runId: run.id,
@@ -139,6 +141,7 @@ export class Crawler {
         moved: counters.moved,
         errors: counters.errors,
         error: run.error,
+        catalog,
       })
       .catch(() => undefined);
   }

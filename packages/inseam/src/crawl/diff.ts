@@ -28,7 +28,7 @@ import { ConnectorFailedError } from '@neuralis/package-system/contracts';
 import type { Connector, Description, Entry, Scope, ScopePredicate } from '@inseam/connector';
 import { entryProblem } from '../catalog/index.js';
 import { compileScope, type CompiledScope } from '../scope/index.js';
-import type { CatalogStore, EntryRecord } from '../store/index.js';
+import type { BatchOutcome, CatalogStore, EntryRecord } from '../store/index.js';
 import type { EntryPreparer, WriteItem } from './prepare.js';
 import type { HostNames } from './target.js';
 
@@ -48,8 +48,8 @@ export interface DiffParts {
   readonly now: () => number;
   /** Checked between batches: true stops the diff (it resumes from the start). */
   readonly paused: () => boolean;
-  /** Called after each commit. */
-  readonly committed: () => Promise<void>;
+  /** Called after each commit with what it did, so the run counts what the diff added. */
+  readonly committed: (outcome: BatchOutcome) => Promise<void>;
   /** What a failed or malformed names() call is thrown as (it ends the run failed). */
   readonly hostFailed: (error: unknown) => Error;
 }
@@ -169,7 +169,7 @@ class Held {
     const errors = this.#errors + prepared.errors;
     this.#errors = 0;
     const now = p.now();
-    await p.store.commit({
+    const outcome = await p.store.commit({
       hostId: p.hostId,
       marker: p.runId,
       puts: prepared.puts,
@@ -177,7 +177,7 @@ class Held {
       now,
       checkpoint: { runId: p.runId, owner: p.owner, counters: { indexed: prepared.indexed, contentBytes: prepared.contentBytes, errors }, now },
     });
-    await p.committed();
+    await p.committed(outcome);
   }
 }
 

@@ -331,7 +331,11 @@ export class RunSession {
       statConcurrency: options.readConcurrency,
       now: options.now,
       paused: () => this.#p.handle.pauseRequested,
-      committed: () => this.#refresh(),
+      committed: (outcome) => {
+        // The diff's new names are the run's additions too (the sync history counts them).
+        this.#added += outcome.inserted;
+        return this.#refresh();
+      },
       hostFailed: (error) => new ConnectorCallError(asConnectorError(error)),
     });
   }

@@ -162,8 +162,12 @@ export const syncRecord: JsonSchema = object(
     moved: int,
     errors: int,
     error: nullable(object({ code: str, message: str }, ['code', 'message'])),
+    catalog: {
+      ...nullable(object({ entries: int, bytes: int }, ['entries', 'bytes'])),
+      description: 'The host\'s catalog when the run last stopped: its entries and the sum of their sizes (bytes). Null in records written before inseam kept it.',
+    },
   },
-  ['runId', 'mode', 'state', 'startedAt', 'endedAt', 'elapsedMs', 'entries', 'added', 'changed', 'removed', 'moved', 'errors', 'error'],
+  ['runId', 'mode', 'state', 'startedAt', 'endedAt', 'elapsedMs', 'entries', 'added', 'changed', 'removed', 'moved', 'errors', 'error', 'catalog'],
 );
 
 /** GET /v1/hosts/{network}/{host}: the host, and its settings for a caller with hosts.manage. */
@@ -402,10 +406,11 @@ export const crawlStatus: JsonSchema = object(
     },
     progress: nullable(crawlProgress),
     entries: { type: 'integer', description: 'Entries in the catalog.' },
+    bytes: { type: 'integer', description: 'The sum of the catalog\'s entry sizes (bytes).' },
     watermark: nullable(str),
     lastSync: { ...nullable(int), description: 'When the newest completed crawl finished (epoch ms).' },
   },
-  ['host', 'state', 'running', 'queued', 'progress', 'entries'],
+  ['host', 'state', 'running', 'queued', 'progress', 'entries', 'bytes'],
 );
 
 const trialSummary: JsonSchema = object(

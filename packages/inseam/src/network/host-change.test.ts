@@ -152,6 +152,19 @@ describe('the sync history', () => {
     expect(history[0]!.elapsedMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('counts what an incremental sync added, and keeps the catalog\'s size after each sync', async () => {
+    await platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: join(files, 'a') }, sync: { trigger: 'manual' } });
+    const hostId = (await platform.networks.hostRecord(notes)).id;
+    await (await platform.sync(notes)).result;
+    await writeFile(join(files, 'a', 'five.md'), 'alpha five');
+    const second = await (await platform.sync(notes)).result;
+    expect(second.mode).toBe('incremental');
+    expect(await platform.store.syncHistory.list(hostId)).toEqual([
+      expect.objectContaining({ runId: second.id, mode: 'incremental', added: 1, changed: 0, catalog: { entries: 3, bytes: 'alpha one'.length + 'alpha two'.length + 'alpha five'.length } }),
+      expect.objectContaining({ mode: 'full', added: 2, catalog: { entries: 2, bytes: 'alpha one'.length + 'alpha two'.length } }),
+    ]);
+  });
+
   it('records a failed sync with its error', async () => {
     await mkdir(join(files, 'c'));
     await platform.networks.addHost({ network: 'home', slug: 'notes', kind: 'fs', config: { root: join(files, 'c') }, sync: { trigger: 'manual' } });

@@ -46,6 +46,7 @@ export { backupStore, checkStoreFile } from './sqlite/maintenance.js';
 export type { StoreBackup, StoreCheck } from './sqlite/maintenance.js';
 export { CONTENT_STATES, CRAWL_MODES, CRAWL_RUN_STATES, ZERO_COUNTERS } from './types.js';
 export type {
+  CatalogSize,
   HostRef,
   NetworkRecord,
   NetworkInput,

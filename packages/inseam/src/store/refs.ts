@@ -21,3 +21,9 @@ export const CRAWL_MODES = ['full', 'incremental'] as const satisfies readonly C
  */
 export type CrawlRunState = 'running' | 'paused' | 'failed' | 'completed' | 'abandoned';
 export const CRAWL_RUN_STATES = ['running', 'paused', 'failed', 'completed', 'abandoned'] as const satisfies readonly CrawlRunState[];
+
+/** A host's catalog by count: its entries, and the sum of their declared sizes (bytes; folders and unsized entries add none). */
+export interface CatalogSize {
+  readonly entries: number;
+  readonly bytes: number;
+}

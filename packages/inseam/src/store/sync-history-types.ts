@@ -7,9 +7,10 @@
  *
  * A run that stops and is resumed later (a pause, a failure, the platform restarting) keeps its
  * one record: each stop adds what that stretch of work added and changed, and takes the run's own
- * totals (entries, removed, moved, errors, elapsed time, state) as they then stand.
+ * totals (entries, removed, moved, errors, elapsed time, state) and the catalog's size as they
+ * then stand.
  */
-import type { CrawlMode, CrawlRunState } from './refs.js';
+import type { CatalogSize, CrawlMode, CrawlRunState } from './refs.js';
 
 /** How many sync records a host keeps. */
 export const SYNC_HISTORY_KEEP = 50;
@@ -39,6 +40,11 @@ export interface SyncRecord {
   readonly errors: number;
   /** Why the run failed, when it did. */
   readonly error: { readonly code: string; readonly message: string } | null;
+  /**
+   * The host's catalog when the run last stopped: entries and the sum of their sizes (bytes).
+   * Null in records written before the store kept it.
+   */
+  readonly catalog: CatalogSize | null;
 }
 
 /** What a run's stop records: `added` and `changed` are this stretch's, the rest the run's totals. */

@@ -19,9 +19,9 @@ import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neural
 import type { Scope } from '@inseam/connector';
 import type { SyncHistoryStore } from './sync-history-types.js';
 import type { VectorStore } from './vector-types.js';
-import type { CrawlMode, CrawlRunState, HostRef } from './refs.js';
+import type { CatalogSize, CrawlMode, CrawlRunState, HostRef } from './refs.js';
 
-export { CRAWL_MODES, CRAWL_RUN_STATES, type CrawlMode, type CrawlRunState, type HostRef } from './refs.js';
+export { CRAWL_MODES, CRAWL_RUN_STATES, type CatalogSize, type CrawlMode, type CrawlRunState, type HostRef } from './refs.js';
 
 
 /* ------------------------------------------------------------------ networks and hosts */
@@ -440,6 +440,8 @@ export interface CatalogStore {
   /** Entries by path, keyset-paged. */
   listEntries(hostId: number, options?: ListEntriesOptions): Promise<EntryRecord[]>;
   countEntries(hostId: number): Promise<number>;
+  /** The host's entries and the sum of their sizes, as the catalog holds them now. */
+  catalogSize(hostId: number): Promise<CatalogSize>;
   /** The indexed text of an entry, or null when its content is not indexed. */
   contentText(hostId: number, path: string): Promise<string | null>;
   /** Full-text search over indexed content (and paths), best first. Rejects with `invalid_argument` for an empty query. */

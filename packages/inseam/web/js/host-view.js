@@ -1,4 +1,5 @@
-// One host: what it is, how it syncs, its last syncs (when, how long, what was added, changed and
+// One host: what it is, how it syncs, its catalog's size (and a running crawl's rate), a chart of
+// the catalog over its syncs, its last syncs (when, how long, what was added, changed and
 // removed, and what went wrong), and — for a caller with hosts.manage — changing it (the edit
 // view) or removing it after a confirmation. A machine host whose key no person has approved
 // shows the fingerprint it presents, and — only to a caller who may pin it — an Approve button.
@@ -6,13 +7,17 @@
 import { ApiError, hostPath } from './api.js';
 import { errorSummary, textField, writableField } from './add-host.js';
 import { button, categoryChip, categoryIcon, emptyState, errorBlock, h, icon, replace, spinner } from './dom.js';
-import { ago, count, duration, plural, when } from './format.js';
+import { ago, bytes, count, duration, plural, when } from './format.js';
 import { crawlSummary, isDimmed, liveness } from './hosts.js';
 import { configErrors, humanize, schemaFields } from './schema-form.js';
+import { syncChart } from './sync-chart.js';
 import { syncField, syncText } from './sync-field.js';
 
 const BUSY_POLL_MS = 1500;
 const IDLE_POLL_MS = 10_000;
+/** Syncs the last-syncs table lists; the chart takes every sync the store keeps. */
+const TABLE_SYNCS = 10;
+const CHART_SYNCS = 50;
 
 /** The slug of a `#/hosts/<slug>[/edit]` route, or null. */
 export function hostRoute(rest) {
@@ -52,6 +57,11 @@ export function syncTable(syncs) {
       ),
     ),
   );
+}
+
+/** A running crawl's rate as the server measures it: entries stored per second of working time. */
+export function rateText(rate) {
+  return `${rate < 10 ? rate.toFixed(1) : count(Math.round(rate))} entries/s`;
 }
 
 function permissionText(permissions) {
@@ -95,7 +105,7 @@ function detailView(ctx, slug) {
       const detail = await api.get(hostPath(session.network, slug));
       host = detail.host;
       settings = detail.settings;
-      [crawl, syncs] = await Promise.all([api.get(hostPath(session.network, slug, '/crawl')), api.get(hostPath(session.network, slug, '/syncs'))]);
+      [crawl, syncs] = await Promise.all([api.get(hostPath(session.network, slug, '/crawl')), api.get(hostPath(session.network, slug, `/syncs?limit=${CHART_SYNCS}`))]);
     } catch (error) {
       if (!disposed) replace(content, errorBlock(error, 'The host could not be loaded'));
       return;
@@ -106,6 +116,7 @@ function detailView(ctx, slug) {
     const live = liveness(host);
     element.dataset.status = live.key;
     element.classList.toggle('dim', isDimmed(host));
+    const crawling = crawl.running || crawl.progress?.state === 'running';
     const sync = button('Sync now', { iconName: 'refresh', onClick: () => void startCrawl(sync) });
     replace(
       actions,
@@ -133,12 +144,17 @@ function detailView(ctx, slug) {
           h('dd', { 'data-field': 'status' }, h('span', { class: `status status-${live.key}`, title: live.title }, h('span', { class: 'dot', 'aria-hidden': 'true' }), live.text), isDimmed(host) ? h('span', { class: 'muted small', text: ` · ${live.title}` }) : null),
           h('dt', { text: 'Catalog' }),
           h('dd', {}, crawlSummary(crawl)),
+          h('dt', { text: 'Size' }),
+          h('dd', { 'data-field': 'size', title: `${count(crawl.bytes)} bytes`, text: `${plural(crawl.entries, 'entry', 'entries')} · ${bytes(crawl.bytes)}` }),
+          crawling ? h('dt', { text: 'Crawl rate' }) : null,
+          crawling ? h('dd', { 'data-field': 'rate', 'data-rate': String(crawl.progress?.rate ?? 0), text: rateText(crawl.progress?.rate ?? 0) }) : null,
         ),
       ),
       host.kind === 'machine' && settings ? hostKeyCard(host, settings) : null,
-      h('section', { class: 'card', 'aria-labelledby': 'syncs-title' }, h('h2', { id: 'syncs-title', text: 'Last syncs' }), syncTable(syncs)),
+      h('section', { class: 'card', 'aria-labelledby': 'chart-title', 'data-section': 'catalog-chart' }, h('h2', { id: 'chart-title', text: 'Catalog over time' }), syncChart(syncs)),
+      h('section', { class: 'card', 'aria-labelledby': 'syncs-title' }, h('h2', { id: 'syncs-title', text: 'Last syncs' }), syncTable(syncs.slice(0, TABLE_SYNCS))),
     );
-    const busy = crawl.running || crawl.state === 'queued' || crawl.progress?.state === 'running';
+    const busy = crawling || crawl.state === 'queued';
     timer = setTimeout(() => void load(), busy ? BUSY_POLL_MS : IDLE_POLL_MS);
   }
 

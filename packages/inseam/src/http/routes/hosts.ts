@@ -40,7 +40,9 @@ export interface CrawlStatus {
   readonly running: boolean;
   readonly queued: QueuedCrawl | null;
   readonly progress: CrawlProgress | null;
+  /** The catalog now: its entries, and the sum of their sizes (bytes). */
   readonly entries: number;
+  readonly bytes: number;
   readonly watermark: string | null;
   /** When the newest completed crawl finished (epoch ms); null before the first one completes. */
   readonly lastSync: number | null;
@@ -76,13 +78,15 @@ export async function crawlStatusOf(platform: Platform, ref: HostRef): Promise<C
   // A run recorded as running counts only while a live process holds it: one left by a process that died is not running.
   const running = here !== undefined || (newest?.state === 'running' && (await platform.crawls.heldElsewhere(ref)));
   const queued = await platform.crawls.queued(ref);
+  const size = await platform.store.catalog.catalogSize(hostId);
   return {
     host: `${ref.network}/${ref.host}`,
     state: running ? 'running' : queued !== null ? 'queued' : 'idle',
     running,
     queued,
     progress,
-    entries: await platform.store.catalog.countEntries(hostId),
+    entries: size.entries,
+    bytes: size.bytes,
     watermark: (await platform.store.catalog.syncState(hostId)).watermark,
     lastSync: runs.find((run) => run.state === 'completed')?.finishedAt ?? null,
   };

@@ -222,6 +222,14 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         expect(await catalog.countEntries(hostId)).toBe(2);
       });
 
+      it('sizes the catalog: its entries and the sum of their sizes, an unsized entry adding none', async () => {
+        expect(await store.catalog.catalogSize(hostId)).toEqual({ entries: 0, bytes: 0 });
+        await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md') }, { row: row('big.bin', { size: 6_000_000_000 }) }, { row: row('folder', { size: null }) }], now: 5 });
+        expect(await store.catalog.catalogSize(hostId)).toEqual({ entries: 3, bytes: 6_000_000_010 });
+        await store.catalog.commit({ hostId, marker: null, puts: [], deletes: ['big.bin'], now: 6 });
+        expect(await store.catalog.catalogSize(hostId)).toEqual({ entries: 2, bytes: 10 });
+      });
+
       it('keeps every field of an entry exactly as written, JSON text byte for byte', async () => {
         const fields: Partial<EntryRow> = {
           size: 9_007_199_254_740_991,

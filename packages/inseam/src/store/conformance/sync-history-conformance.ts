@@ -1,7 +1,7 @@
 /**
  * The sync history's conformance suite (sync-history-types.ts), registered beside the store suite
  * by each backend's test file: a run's stops merge into one record, the history is bounded and
- * newest first, and it goes with its host.
+ * newest first, it keeps the catalog's size at each stop, and it goes with its host.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SyncStop } from '../sync-history-types.js';
@@ -23,6 +23,7 @@ function stop(runId: number, fields: Partial<SyncStop> = {}): SyncStop {
     moved: 0,
     errors: 0,
     error: null,
+    catalog: { entries: 40, bytes: 4096 },
     ...fields,
   };
 }
@@ -50,6 +51,13 @@ export function runSyncHistoryConformance(name: string, open: () => Promise<Conf
       const merged = await store.syncHistory.record(hostId, stop(7, { state: 'failed', added: 6, changed: 2, entries: 11, removed: 3, elapsedMs: 45, endedAt: 790, error: { code: 'unavailable', message: 'gone' } }));
       expect(merged).toEqual({ ...stop(7), state: 'failed', added: 10, changed: 3, entries: 11, removed: 3, elapsedMs: 45, endedAt: 790, error: { code: 'unavailable', message: 'gone' } });
       expect(await store.syncHistory.list(hostId)).toEqual([merged]);
+    });
+
+    it('keeps the catalog\'s size as of the run\'s newest stop, and takes a stop without one as null', async () => {
+      await store.syncHistory.record(hostId, stop(3, { state: 'paused', catalog: { entries: 12, bytes: 1200 } }));
+      expect((await store.syncHistory.record(hostId, stop(3, { catalog: { entries: 30, bytes: 9_000_000_000 } }))).catalog).toEqual({ entries: 30, bytes: 9_000_000_000 });
+      await store.syncHistory.record(hostId, stop(4, { catalog: null }));
+      expect((await store.syncHistory.list(hostId)).map((record) => record.catalog)).toEqual([null, { entries: 30, bytes: 9_000_000_000 }]);
     });
 
     it('lists newest first and keeps only the newest records', async () => {

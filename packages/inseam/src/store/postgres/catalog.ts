@@ -34,6 +34,7 @@ import { searchTerms } from '../sqlite/fts-query.js';
 import type {
   BatchOutcome,
   CatalogBatch,
+  CatalogSize,
   CatalogStore,
   ContentState,
   CrawlRunRecord,
@@ -551,6 +552,13 @@ export class PostgresCatalogStore implements CatalogStore {
 
   countEntries(hostId: number): Promise<number> {
     return attempt('read the catalog', async () => (await this.#db.one<{ n: number }>('SELECT count(*) AS n FROM catalog_entries WHERE host_id = $1', [hostId]))!.n);
+  }
+
+  catalogSize(hostId: number): Promise<CatalogSize> {
+    return attempt('read the catalog', async () => {
+      const row = (await this.#db.one<{ entries: number | string; bytes: number | string }>('SELECT count(*) AS entries, coalesce(sum(size), 0) AS bytes FROM catalog_entries WHERE host_id = $1', [hostId]))!;
+      return { entries: Number(row.entries), bytes: Number(row.bytes) };
+    });
   }
 
   contentText(hostId: number, path: string): Promise<string | null> {

@@ -7,6 +7,7 @@ import { BindingConflictError, InvalidArgumentError } from '@neuralis/package-sy
 import type {
   BatchOutcome,
   CatalogBatch,
+  CatalogSize,
   CatalogStore,
   ContentState,
   ContentUpdate,
@@ -340,6 +341,13 @@ export class SqliteCatalogStore implements CatalogStore {
     return attempt('read the catalog', () => this.#s.count.get(hostId)!.n);
   }
 
+  catalogSize(hostId: number): Promise<CatalogSize> {
+    return attempt('read the catalog', () => {
+      const { entries, bytes } = this.#s.size.get(hostId)!;
+      return { entries, bytes };
+    });
+  }
+
   contentText(hostId: number, path: string): Promise<string | null> {
     return attempt('read the content index', () => this.#s.contentText.get(hostId, path)?.body ?? null);
   }
@@ -508,6 +516,7 @@ function prepareStatements(db: SqliteDatabase) {
        ORDER BY path LIMIT @limit`,
     ),
     count: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM catalog_entries WHERE host_id = ?'),
+    size: db.prepare<[number], { entries: number; bytes: number }>('SELECT count(*) AS entries, coalesce(sum(size), 0) AS bytes FROM catalog_entries WHERE host_id = ?'),
     contentText: db.prepare<[number, string], { body: string }>(
       `SELECT c.body FROM catalog_entries e JOIN catalog_content c ON c.rowid = e.id
        WHERE e.host_id = ? AND e.path = ? AND e.content_state = 'indexed'`,

@@ -36,7 +36,7 @@ describe('opening and migrations', () => {
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
     expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 3, catalog: 1, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 1 });
+    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 3, catalog: 1, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 2 });
     // Every connection loads sqlite-vec: the vector index's triggers reach vec0 tables.
     expect(store.database.prepare('SELECT vec_version() AS v').get()).toEqual({ v: expect.stringMatching(/^v0\./) });
     await store.close();
@@ -72,6 +72,19 @@ describe('opening and migrations', () => {
     // A kind from a package keeps following its own default.
     expect(await rights('notes')).toBeNull();
     expect((await store.tokens.findActive('h1'))?.grants).toEqual([]);
+    await store.close();
+  });
+
+  it('keeps the syncs recorded before the catalog\'s size was: their size reads as null', async () => {
+    const path = tempDb();
+    const before = new Database(path);
+    migrate(before, STORE_SCHEMA.map((component) => ({ ...component, migrations: component.migrations.slice(0, component.component === 'sync-history' ? 1 : undefined) })));
+    before.prepare("INSERT INTO networks (slug, label, created_at, updated_at) VALUES ('home', 'home', 1, 1)").run();
+    before.prepare("INSERT INTO hosts (network_id, slug, kind, label, description, config, created_at, updated_at) VALUES (1, 'files', 'fs', 'files', '', '{}', 1, 1)").run();
+    before.prepare("INSERT INTO host_syncs VALUES (1, 1, 'full', 'completed', 10, 20, 10, 3, 3, 0, 0, 0, 0, NULL, NULL)").run();
+    before.close();
+    const store = SqliteStore.open({ path });
+    expect(await store.syncHistory.list(1)).toEqual([expect.objectContaining({ runId: 1, entries: 3, catalog: null })]);
     await store.close();
   });
 

@@ -25,7 +25,21 @@ export function syncHistoryTable(id: string, time: string): string {
   `;
 }
 
+/**
+ * Version 2 on both stores: the catalog's size (entries and bytes) when the run stopped, for the
+ * host view's chart of the catalog over time. Null in records written before it.
+ */
+export function syncHistoryCatalogSize(count: string): string {
+  return `
+    ALTER TABLE host_syncs ADD COLUMN catalog_entries ${count};
+    ALTER TABLE host_syncs ADD COLUMN catalog_bytes ${count};
+  `;
+}
+
 export const SYNC_HISTORY_SCHEMA: SchemaComponent = {
   component: 'sync-history',
-  migrations: [{ version: 1, sql: syncHistoryTable('INTEGER', 'INTEGER') }],
+  migrations: [
+    { version: 1, sql: syncHistoryTable('INTEGER', 'INTEGER') },
+    { version: 2, sql: syncHistoryCatalogSize('INTEGER') },
+  ],
 };

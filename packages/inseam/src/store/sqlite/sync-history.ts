@@ -19,20 +19,23 @@ export interface SyncRow {
   readonly errors: number | string;
   readonly error_code: string | null;
   readonly error_message: string | null;
+  readonly catalog_entries: number | string | null;
+  readonly catalog_bytes: number | string | null;
 }
 
-/** The upsert both stores run: a stop adds its stretch's added and changed, and takes the run's totals. */
-export const UPSERT_COLUMNS = 'run_id, host_id, mode, state, started_at, ended_at, elapsed_ms, entries, added, changed, removed, moved, errors, error_code, error_message';
+/** The upsert both stores run: a stop adds its stretch's added and changed, and takes the run's totals and the catalog's size. */
+export const UPSERT_COLUMNS = 'run_id, host_id, mode, state, started_at, ended_at, elapsed_ms, entries, added, changed, removed, moved, errors, error_code, error_message, catalog_entries, catalog_bytes';
 export const UPSERT_CONFLICT = `ON CONFLICT (run_id) DO UPDATE SET
   state = excluded.state, ended_at = excluded.ended_at, elapsed_ms = excluded.elapsed_ms, entries = excluded.entries,
   added = host_syncs.added + excluded.added, changed = host_syncs.changed + excluded.changed,
   removed = excluded.removed, moved = excluded.moved, errors = excluded.errors,
-  error_code = excluded.error_code, error_message = excluded.error_message`;
+  error_code = excluded.error_code, error_message = excluded.error_message,
+  catalog_entries = excluded.catalog_entries, catalog_bytes = excluded.catalog_bytes`;
 
 export function stopValues(hostId: number, stop: SyncStop): unknown[] {
   return [
     stop.runId, hostId, stop.mode, stop.state, stop.startedAt, stop.endedAt, Math.max(0, Math.round(stop.elapsedMs)), stop.entries, stop.added, stop.changed, stop.removed, stop.moved, stop.errors,
-    stop.error?.code ?? null, stop.error?.message ?? null,
+    stop.error?.code ?? null, stop.error?.message ?? null, stop.catalog?.entries ?? null, stop.catalog?.bytes ?? null,
   ];
 }
 
@@ -51,6 +54,7 @@ export function toSyncRecord(row: SyncRow): SyncRecord {
     moved: Number(row.moved),
     errors: Number(row.errors),
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    catalog: row.catalog_entries === null || row.catalog_bytes === null ? null : { entries: Number(row.catalog_entries), bytes: Number(row.catalog_bytes) },
   };
 }
 

@@ -13,7 +13,7 @@ import { deflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { openPlatform, type Platform } from '../../platform/index.js';
+import { openPlatform, type OpenPlatformOptions, type Platform } from '../../platform/index.js';
 import { removeDir, SEED_PACKAGE, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import { FsService } from '../../fs/index.js';
 import { HostCredentials, type InseamOAuthClient } from '../../credentials/index.js';
@@ -122,6 +122,8 @@ export interface WebServerOptions {
   readonly mcp?: boolean;
   /** How long a host's probe answer is kept (the server's default: 30 s); short, so a machine going down shows soon. */
   readonly probeTtlMs?: number;
+  /** The platform's crawler settings (a paced extractor, small batches: a crawl slow enough to watch). */
+  readonly crawler?: OpenPlatformOptions['crawler'];
 }
 
 /** A real server on 127.0.0.1: network `home`, host `files` (text and `images/bands.png`), crawled once. */
@@ -131,7 +133,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
   await writeFiles(folder, WEB_FILES);
   await mkdir(`${folder}/images`);
   await writeFile(`${folder}/images/bands.png`, bandsPng());
-  const platform = await openPlatform({ dataDir, env: {}, packages: [{ folder: SEED_PACKAGE, trust: 'trusted' }] });
+  const platform = await openPlatform({ dataDir, env: {}, packages: [{ folder: SEED_PACKAGE, trust: 'trusted' }], ...(options.crawler === undefined ? {} : { crawler: options.crawler }) });
   await platform.networks.init('home', { label: 'Home' });
   await platform.networks.addHost({ network: 'home', slug: 'files', kind: 'fs', config: { root: folder }, label: 'Team files', permissions: { default: { read: true, write: true, exec: false } } });
   await (await platform.sync({ network: 'home', host: 'files' })).result;
