@@ -72,4 +72,16 @@ describe('/v1/packages', () => {
     expect(tooLow.json()).toMatchObject({ error: { code: 'manifest_invalid' } });
     for (const answer of [missing, tooLow, relative]) expect(answer.text).not.toContain(packages);
   });
+
+  it("rescans a network's drops for a person, in the caller's network only", async () => {
+    const drop = join(api.platform.paths.networkRoot('home'), '_packages', 'mcp-drop');
+    await writeSourcePackage(drop, { id: 'home.mcp-drop', version: '1.0.0', kinds: [], text: '' });
+    const scanned = await call(api, 'POST', '/v1/packages/rescan', { token: api.admin, body: { network: 'home' } });
+    expect(scanned.status).toBe(200);
+    expect(scanned.json()).toMatchObject({ network: 'home', loaded: ['home.mcp-drop'], failed: [] });
+    const listed = (await call(api, 'GET', '/v1/packages', { token: api.admin })).json<{ packageId: string; network?: string; trust: string }[]>();
+    expect(listed.find((view) => view.packageId === 'home.mcp-drop')).toMatchObject({ network: 'home', trust: 'untrusted' });
+    expect((await call(api, 'POST', '/v1/packages/rescan', { token: agentWithPackages, body: { network: 'home' } })).status).toBe(403);
+    expect((await call(api, 'POST', '/v1/packages/rescan', { token: api.admin, body: { network: '../etc' } })).json()).toMatchObject({ error: { code: expect.stringMatching(/invalid_uri|not_found|invalid_argument/) } });
+  });
 });

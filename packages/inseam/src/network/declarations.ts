@@ -32,15 +32,21 @@ export interface RootBases {
   readonly appRoot: string;
 }
 
-/** Every `sources[]` entry of the loaded packages, by package id, in manifest order. */
-export function sourceOffers(loader: PackageLoader): SourceOffer[] {
-  return loader.listPackages().flatMap((loaded) => (loaded.manifest.sources ?? []).map((declaration) => ({ packageId: loaded.packageId, trust: loaded.trust, declaration })));
+/**
+ * Every `sources[]` entry of the packages loaded for `network`, by package id, in manifest order:
+ * the deployment's packages, and that network's own `_packages/` drops (never another network's).
+ */
+export function sourceOffers(loader: PackageLoader, network: string): SourceOffer[] {
+  return loader
+    .listPackages()
+    .filter((loaded) => loaded.projectId === undefined || loaded.projectId === network)
+    .flatMap((loaded) => (loaded.manifest.sources ?? []).map((declaration) => ({ packageId: loaded.packageId, trust: loaded.trust, declaration })));
 }
 
 /** The URI policy baselines of a host: the `permissions` its declaring package's `sources[]` entry gives it. */
-export function packageBaselines(loader: PackageLoader, record: Pick<HostRecord, 'origin' | 'slug' | 'kind'>): PermissionTree[] {
+export function packageBaselines(loader: PackageLoader, record: Pick<HostRecord, 'network' | 'origin' | 'slug' | 'kind'>): PermissionTree[] {
   if (record.origin === null) return [];
-  return sourceOffers(loader)
+  return sourceOffers(loader, record.network)
     .filter(({ packageId, declaration }) => packageId === record.origin && declaration.source === record.slug && declaration.kind === record.kind)
     .flatMap(({ declaration }) => (declaration.permissions === undefined ? [] : [declaration.permissions]));
 }

@@ -227,7 +227,7 @@ export class NetworkService {
     if ((await this.#o.store.networks.get(network)) !== null) throw new AlreadyExistsError(`A network "${network}" exists already; choose another slug.`, { details: { network } });
     const planned: PreparedHost[] = [await this.#prepare({ network, slug: PAD_SLUG, kind: 'bucket', config: { provider: 'pad' }, label: 'Pad', description: PAD_DESCRIPTION, permissions: PAD_PERMISSIONS }, { pad: true, networkStored: false })];
     const skipped: SkippedSeed[] = [];
-    for (const offer of sourceOffers(this.#o.loader)) {
+    for (const offer of sourceOffers(this.#o.loader, network)) {
       const { declaration } = offer;
       if (declaration.seed !== 'auto') continue;
       try {
@@ -273,7 +273,7 @@ export class NetworkService {
   /** The `seed: "discoverable"` sources of the loaded packages, for the network. */
   async discoverable(network: string): Promise<DiscoverableSource[]> {
     const hosts = await this.#o.store.hosts.list((await this.get(network)).slug);
-    return sourceOffers(this.#o.loader)
+    return sourceOffers(this.#o.loader, network)
       .filter((offer) => offer.declaration.seed === 'discoverable')
       .map(({ packageId, declaration }) => ({
         packageId,
@@ -309,7 +309,7 @@ export class NetworkService {
    * taking precedence. Throws `not_found` when the package declares no such source, then as addHost.
    */
   async addDeclared(network: string, packageId: string, source: string, overrides: Partial<Omit<AddHostInput, 'network' | 'declaredBy'>> = {}): Promise<HostView> {
-    const offer = sourceOffers(this.#o.loader).find((item) => item.packageId === packageId && item.declaration.source === source);
+    const offer = sourceOffers(this.#o.loader, network).find((item) => item.packageId === packageId && item.declaration.source === source);
     if (offer === undefined) throw new NotFoundError(`Package "${packageId}" declares no source "${source}".`, { details: { packageId, source } });
     return this.addHost({ ...offerInput(network, offer), ...overrides, network, declaredBy: packageId });
   }
@@ -388,7 +388,7 @@ export class NetworkService {
     if (mode.networkStored && mode.existing === undefined && (await this.#o.store.hosts.get({ network, host: slug })) !== null) {
       throw new AlreadyExistsError(`Network "${network}" has a host "${slug}" already; choose another slug.`, { details: { network, host: slug } });
     }
-    const origin = attributeHost({ slug, kind: kind.kind, config }, sourceOffers(this.#o.loader), this.#bases(network), input.declaredBy);
+    const origin = attributeHost({ slug, kind: kind.kind, config }, sourceOffers(this.#o.loader, network), this.#bases(network), input.declaredBy);
     const hostInput: HostInput = {
       slug,
       kind: kind.kind,

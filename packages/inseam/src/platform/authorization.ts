@@ -110,6 +110,7 @@ export const ACTIONS = Object.freeze({
   'packages.add': { features: [FEATURES.packagesManage], person: true },
   'packages.swap': { features: [FEATURES.packagesManage], person: true },
   'packages.remove': { features: [FEATURES.packagesManage], person: true },
+  'packages.rescan': { features: [FEATURES.packagesManage], person: true },
   'connectors.install': { features: HOSTS },
   'trials.show': {},
   'trials.delete': { features: TRIAL },

@@ -4,7 +4,7 @@
  * the package-swap loop, calls already running finish on the version they started on, and a
  * package another process installs or removes follows within one pass.
  */
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callerOf } from '../fs/__fixtures__/fs-service.js';
@@ -172,5 +172,42 @@ describe('installed packages', () => {
     await rm(folder, { recursive: true });
     const later = await start();
     expect((await later.packages.list()).find((entry) => entry.packageId === 'acme.board')).toMatchObject({ state: 'failed', kinds: [], error: { code: 'not_found' } });
+  });
+
+  it("a network's _packages/ drops load untrusted for that network alone, at start and on rescan", async () => {
+    const platform = await start();
+    await platform.networks.init('home');
+    await platform.networks.init('work');
+    const drop = join(platform.paths.networkRoot('home'), '_packages', 'notes-drop');
+    await mkdir(join(drop, 'notes'), { recursive: true });
+    await writeFile(join(drop, 'notes', 'a.md'), 'from the drop');
+    const manifest = {
+      id: 'home.notes-drop',
+      connectors: [{ id: 'issues', type: 'mcp', transport: 'streamable-http', name: 'Issues', url: 'https://issues.example.com/mcp' }],
+      sources: [{ source: 'dropnotes', label: 'Drop notes', kind: 'local', root: '_packages/notes-drop/notes', scope: 'project', description: 'Notes the drop offers.', seed: 'discoverable' }],
+    };
+    await writeFile(join(drop, 'package.json'), JSON.stringify({ name: 'notes-drop', version: '0.1.0', neuralis: manifest }));
+    // A drop that asks for a source kind is refused: that takes a person's install.
+    await writeSourcePackage(join(platform.paths.networkRoot('home'), '_packages', 'kind-drop'), { id: 'home.kind-drop', version: '1.0.0', kinds: ['sneaky'], text: 'x' });
+
+    const scan = await platform.packages.rescan('home');
+    expect(scan).toMatchObject({ network: 'home', loaded: ['home.notes-drop'], removed: [], failed: [{ drop: 'kind-drop', code: 'manifest_invalid' }] });
+    expect(platform.kinds.has('sneaky')).toBe(false);
+    expect((await platform.packages.list()).find((entry) => entry.packageId === 'home.notes-drop')).toMatchObject({ network: 'home', trust: 'untrusted', builtin: false, state: 'loaded' });
+    expect((await platform.networks.discoverable('home')).map((offer) => offer.source)).toContain('dropnotes');
+    expect((await platform.networks.discoverable('work')).map((offer) => offer.source)).not.toContain('dropnotes');
+    const host = await platform.networks.addDeclared('home', 'home.notes-drop', 'dropnotes');
+    expect(host).toMatchObject({ origin: 'home.notes-drop' });
+    await expect(platform.networks.addDeclared('work', 'home.notes-drop', 'dropnotes')).rejects.toMatchObject({ code: 'not_found' });
+    expect((await new FsService(platform).read(ann, 'dropnotes://a.md')).content).toBe('from the drop');
+    expect(await platform.packages.rescan('home')).toMatchObject({ loaded: [], unchanged: ['home.notes-drop'] });
+    await platform.close();
+
+    // The next start scans every network's drops again.
+    const next = await start();
+    expect((await next.packages.list()).find((entry) => entry.packageId === 'home.notes-drop')).toMatchObject({ network: 'home', state: 'loaded' });
+    await rm(drop, { recursive: true });
+    expect(await next.packages.rescan('home')).toMatchObject({ removed: ['home.notes-drop'] });
+    expect((await next.packages.list()).some((entry) => entry.packageId === 'home.notes-drop')).toBe(false);
   });
 });

@@ -39,10 +39,24 @@ export interface PackageView {
   readonly kinds: readonly string[];
   /** The folder it was installed from; absent for built-ins. */
   readonly folder?: string;
+  /** For a network's own `_packages/` drop: that network (its kinds and sources serve it alone). */
+  readonly network?: string;
   readonly installedAt?: number;
   readonly installedBy?: string;
   /** Why the last load or swap failed; with `state: 'loaded'` the previous version is still serving. */
   readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** What a `_packages/` scan of one network did. */
+export interface DropScan {
+  readonly network: string;
+  /** Package ids loaded for the first time or again because they changed. */
+  readonly loaded: readonly string[];
+  readonly unchanged: readonly string[];
+  /** Package ids whose drop folder is gone: unloaded. */
+  readonly removed: readonly string[];
+  /** Drops (by folder name) that could not be loaded; an earlier version of one stays loaded. */
+  readonly failed: readonly { readonly drop: string; readonly code: string; readonly message: string }[];
 }
 
 /** What one reconcile pass changed. */
@@ -60,6 +74,10 @@ export interface InstalledPackagesOptions {
   readonly builtins: () => ReadonlySet<string>;
   /** Called with a package folder before it is loaded, so its declared credentials resolve during init. */
   readonly declareCredentials: (folder: string) => void;
+  /** A network's project root, which holds its `_packages/` folder. */
+  readonly projectRoot: (network: string) => string;
+  /** Every network's slug, for the scans at start. */
+  readonly networks: () => Promise<readonly string[]>;
 }
 
 export class InstalledPackages {
@@ -81,6 +99,7 @@ export class InstalledPackages {
     for (const record of await this.#o.store.list()) {
       views.push(view(this.#o.loader.getPackage(record.packageId), record, false, this.#failures.get(record.packageId)));
     }
+    for (const drop of loaded.filter((entry) => entry.projectId !== undefined)) views.push({ ...view(drop, undefined, false, undefined), folder: drop.root, network: drop.projectId! });
     return views.sort((a, b) => (a.builtin === b.builtin ? (a.packageId < b.packageId ? -1 : 1) : a.builtin ? -1 : 1));
   }
 
@@ -149,7 +168,30 @@ export class InstalledPackages {
   loadInstalled(): Promise<void> {
     return this.#exclusive(async () => {
       for (const record of await this.#o.store.list()) await this.#loadRecord(record, true);
+      for (const network of await this.#o.networks()) await this.#scan(network).catch(() => undefined);
     });
+  }
+
+  /**
+   * Loads a network's `_packages/` drops, re-loads those that changed and unloads those whose
+   * folder is gone. A drop is code anyone who can write the network's folder could put there, so it
+   * loads `untrusted`: MCP connectors and `sources[]` of kinds already installed, for that network
+   * alone (`projectId` is the network); a source kind needs a person's `package add`. Throws
+   * `invalid_uri` for a bad network slug and `unavailable` when `_packages/` cannot be read.
+   */
+  rescan(network: string): Promise<DropScan> {
+    return this.#exclusive(() => this.#scan(network));
+  }
+
+  async #scan(network: string): Promise<DropScan> {
+    const result = await this.#o.loader.scanProjectPackages(this.#o.projectRoot(network), { projectId: network });
+    return {
+      network,
+      loaded: result.loaded.map((swap) => swap.package.packageId),
+      unchanged: result.unchanged,
+      removed: result.removed,
+      failed: result.failed.map(({ drop, error }) => ({ drop, ...failure(error) })),
+    };
   }
 
   /** One pass of the package-swap loop (see the module comment). Failures are kept per package, never thrown. */

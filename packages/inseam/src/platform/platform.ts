@@ -151,7 +151,14 @@ export class Platform {
       sandbox: () => this.sandbox,
       vectorSeams: (network) => storeVectorSeams({ store: parts.store, network, permissionsOf: (record) => this.kinds.permissionsOf(record) }),
     });
-    this.packages = new InstalledPackages({ loader: parts.loader, store: parts.store.packages, builtins: () => parts.builtinPackageIds, declareCredentials: parts.declareCredentials });
+    this.packages = new InstalledPackages({
+      loader: parts.loader,
+      store: parts.store.packages,
+      builtins: () => parts.builtinPackageIds,
+      declareCredentials: parts.declareCredentials,
+      projectRoot: (network) => parts.paths.networkRoot(network),
+      networks: async () => (await parts.store.networks.list()).map((network) => network.slug),
+    });
     this.catalog = new Catalog(parts.store.catalog);
     // Embedding follows every write of the crawler, off its critical path: a crawl that ended, and
     // change events (watches, webhooks, the fs service's writes, a queue worker's jobs) as they land.

@@ -52,4 +52,15 @@ describe('inseam package', () => {
     expect(await run('cat', 'inseam://home/tasks/note.txt')).toMatchObject({ code: 2, stderr: expect.stringContaining('kind_not_registered') });
     expect(await run('package', 'rm', 'acme.board')).toMatchObject({ code: 2, stderr: expect.stringContaining('[not_found]') });
   });
+
+  it('rescan loads a network\'s _packages/ drops and exits 1 naming a drop that failed', async () => {
+    expect((await run('network', 'init', 'lab')).code).toBe(0);
+    const drops = join(dataDir, 'networks', 'lab', '_packages');
+    await writeSourcePackage(join(drops, 'kind-drop'), { id: 'lab.kind-drop', version: '1.0.0', kinds: ['sneaky'], text: 'x' });
+    const refused = await run('package', 'rescan', 'lab');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^Network lab: no drops\.\n {2}kind-drop: .+\[manifest_invalid\]\n$/);
+    expect(refused.stderr).not.toContain(dataDir);
+    expect(JSON.parse((await run('package', 'rescan', 'lab', '--json')).stdout)).toMatchObject({ network: 'lab', loaded: [], failed: [{ drop: 'kind-drop', code: 'manifest_invalid' }] });
+  });
 });

@@ -9,7 +9,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { PackageView } from '../../platform/installed-packages.js';
-import type { CliIo } from '../io.js';
+import { EXIT, type CliIo } from '../io.js';
 import { localUser } from './token.js';
 import { formatTable, printJson, withPlatform } from './support.js';
 
@@ -70,6 +70,26 @@ export function registerPackageCommand(program: Command, io: CliIo): void {
         const swapped = await platform.packages.swap(packageId, options.folder === undefined ? {} : { folder: resolve(options.folder) }, localUser());
         if (options.json === true) return printJson(io, swapped);
         io.stderr.write(`Swapped in ${describePackage(swapped)}.\n`);
+      });
+    });
+
+  pkg
+    .command('rescan')
+    .description("Load a network's _packages/ drops again (new and changed ones load, gone ones unload); drops are untrusted.")
+    .argument('<network>', 'the network whose folder holds the _packages/ drops')
+    .option('--json', 'print what the scan did as JSON')
+    .action(async (network: string, options: { readonly json?: boolean }, command: Command) => {
+      await withPlatform(command, io, async (platform) => {
+        const scan = await platform.packages.rescan(network);
+        if (options.json === true) return printJson(io, scan);
+        const said = [
+          scan.loaded.length > 0 ? `loaded ${scan.loaded.join(', ')}` : '',
+          scan.removed.length > 0 ? `unloaded ${scan.removed.join(', ')}` : '',
+          scan.unchanged.length > 0 ? `${scan.unchanged.length} unchanged` : '',
+        ].filter(Boolean);
+        io.stderr.write(`Network ${network}: ${said.length === 0 ? 'no drops' : said.join('; ')}.\n`);
+        for (const failed of scan.failed) io.stderr.write(`  ${failed.drop}: ${failed.message} [${failed.code}]\n`);
+        if (scan.failed.length > 0) process.exitCode = EXIT.no;
       });
     });
 

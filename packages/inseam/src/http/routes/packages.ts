@@ -17,6 +17,7 @@ const packageView = {
     state: { type: 'string', enum: ['loaded', 'failed'] },
     kinds: { type: 'array', items: { type: 'string' } },
     folder: { type: 'string' },
+    network: { type: 'string', description: "For a network's own _packages/ drop: that network." },
     installedAt: { type: 'integer' },
     installedBy: { type: 'string' },
     error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] },
@@ -80,6 +81,36 @@ export const packageRoutes: readonly RouteSpec[] = [
     handler: (call) => {
       const body = (call.request.body ?? {}) as { folder?: string };
       return call.services.platform.packages.swap(packageId(call.request.params), body.folder === undefined ? {} : { folder: body.folder }, call.principal.userId);
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/packages/rescan',
+    operationId: 'rescanPackages',
+    action: 'packages.rescan',
+    summary: "Load a network's _packages/ drops again: new and changed ones load, gone ones unload",
+    description: 'Drops load untrusted, for that network alone: MCP connectors and sources of installed kinds.',
+    tag: TAG,
+    body: { type: 'object', properties: { network: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['network'], additionalProperties: false },
+    responses: {
+      200: {
+        description: 'What the scan did.',
+        schema: {
+          type: 'object',
+          properties: {
+            network: { type: 'string' },
+            loaded: { type: 'array', items: { type: 'string' } },
+            unchanged: { type: 'array', items: { type: 'string' } },
+            removed: { type: 'array', items: { type: 'string' } },
+            failed: { type: 'array', items: { type: 'object', properties: { drop: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } }, required: ['drop', 'code', 'message'] } },
+          },
+          required: ['network', 'loaded', 'unchanged', 'removed', 'failed'],
+        },
+      },
+    },
+    handler: async (call) => {
+      const network = await call.network((call.request.body as { network: string }).network);
+      return call.services.platform.packages.rescan(network);
     },
   },
   {
