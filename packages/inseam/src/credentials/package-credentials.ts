@@ -3,10 +3,12 @@
  * time through the `CredentialResolver` the loader injects into `init(ctx)`.
  *
  * A package's credential is stored as record `package/{packageId}/{credentialId}`, so two
- * packages that happen to declare the same id never read each other's secret. The operator
- * stores it for one network (`projectScope(network)`) or for the whole deployment
- * (`deploymentScope()`); `resolveCredential(id, { projectId })` looks in the project's network
- * first, then the deployment, and without a projectId in the deployment only.
+ * packages that happen to declare the same id never read each other's secret. It is stored at one
+ * of four scopes: for the whole deployment (`deploymentScope()`, by the operator), for one network
+ * (`projectScope(network)`), for one user in a network (`userScope`, by that user) or for one agent
+ * (`agentScope`, by that agent's token). `resolveCredential(id, { projectId, userId, agentId })`
+ * looks from the narrowest scope the call names to the widest — the agent's, the user's, the
+ * network's, then the deployment's — and without a projectId in the deployment only.
  *
  * A credential without `fields` has one secret field named `value`. Only declared field names
  * are stored and returned.
@@ -14,7 +16,7 @@
 import type { CredentialDeclaration, CredentialResolver } from '@neuralis/package-system/contracts';
 import { InvalidArgumentError, PermissionDeniedError, UnavailableError, isConnectorError } from '@neuralis/package-system/contracts';
 import { MAX_FIELD_VALUE_LENGTH } from './fields.js';
-import { checkName, checkScope, deploymentScope, projectScope } from './scope.js';
+import { agentScope, checkName, checkScope, deploymentScope, projectScope, userScope } from './scope.js';
 import type { CredentialScope } from './scope.js';
 import type { CredentialStore } from './store.js';
 
@@ -26,6 +28,18 @@ function fieldNames(declaration: CredentialDeclaration): string[] {
   return declaration.fields === undefined ? ['value'] : declaration.fields.map((field) => field.name);
 }
 
+/** The scopes a resolution looks in, narrowest first. A user or agent is looked up only within a network. */
+function lookupScopes(options: { readonly projectId?: string; readonly userId?: string; readonly agentId?: string }): CredentialScope[] {
+  const { projectId, userId, agentId } = options;
+  if (projectId === undefined) return [deploymentScope()];
+  return [
+    ...(agentId === undefined ? [] : [agentScope(projectId, agentId)]),
+    ...(userId === undefined ? [] : [userScope(projectId, userId)]),
+    projectScope(projectId),
+    deploymentScope(),
+  ];
+}
+
 export class PackageCredentials {
   readonly #store: CredentialStore;
 
@@ -34,16 +48,12 @@ export class PackageCredentials {
   }
 
   /**
-   * Stores `values` for `declaration` of `packageId` at `scope` (a network's project scope or
-   * the deployment scope), replacing what was there. Every declared field is required. Throws
-   * `invalid_argument` naming missing or unknown fields (never a value), or for a user or agent
-   * scope (packages resolve credentials per project only).
+   * Stores `values` for `declaration` of `packageId` at `scope` (any of the four; who may store at
+   * which is the caller's check), replacing what was there. Every declared field is required.
+   * Throws `invalid_argument` naming missing or unknown fields (never a value) or a bad scope.
    */
   async set(scope: CredentialScope, packageId: string, declaration: CredentialDeclaration, values: Readonly<Record<string, string>>): Promise<void> {
     const checked = checkScope(scope);
-    if (checked.owner !== 'project') {
-      throw new InvalidArgumentError('Package credentials are stored for a network or for the deployment, not for one user or agent.', { details: { argument: 'scope' } });
-    }
     const names = fieldNames(declaration);
     const problems = names.filter((name) => typeof values[name] !== 'string' || values[name] === '' || (values[name]?.length ?? 0) > MAX_FIELD_VALUE_LENGTH);
     const unknown = Object.keys(values).filter((name) => !names.includes(name));
@@ -72,13 +82,12 @@ export class PackageCredentials {
     checkName(packageId, 'package id');
     const declared = new Map(declarations.map((declaration) => [declaration.id, declaration]));
     return Object.freeze({
-      resolveCredential: async (id: string, options: { readonly projectId?: string }) => {
+      resolveCredential: async (id: string, options: { readonly projectId?: string; readonly userId?: string; readonly agentId?: string }) => {
         const declaration = declared.get(id);
         if (declaration === undefined) {
           throw new PermissionDeniedError(`Package "${packageId}" did not declare credential "${id}" in neuralis.credentials[].`, { details: { packageId, credential: id } });
         }
-        const projectId = options?.projectId;
-        const scopes = projectId === undefined ? [deploymentScope()] : [projectScope(projectId), deploymentScope()];
+        const scopes = lookupScopes(options ?? {});
         const recordId = packageCredentialId(packageId, id);
         for (const scope of scopes) {
           let stored;

@@ -5,14 +5,16 @@
  */
 export interface CredentialResolver {
   /**
-   * Resolves credential `id` (as declared in `neuralis.credentials[]`) for a project.
+   * Resolves credential `id` (as declared in `neuralis.credentials[]`) for a project, and within
+   * it for a user or an agent when the call names one (a user- or agent-owned source passes its
+   * owner): the platform looks from the narrowest scope named to the deployment's.
    *
    * Returns the stored field values (field name → value; a one-secret credential has a single
    * field named `value`), or `null` when the operator has not stored it at any applicable scope.
    * Throws `permission_denied` when the package did not declare `id`, and `unavailable` when the
    * store cannot be read. Never logs or echoes a value.
    */
-  resolveCredential(id: string, options: { readonly projectId?: string }): Promise<Readonly<Record<string, string>> | null>;
+  resolveCredential(id: string, options: { readonly projectId?: string; readonly userId?: string; readonly agentId?: string }): Promise<Readonly<Record<string, string>> | null>;
 }
 
 /** The lifecycle state of a package as the platform sees it, for runtime-gated connectors. */
