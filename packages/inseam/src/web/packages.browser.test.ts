@@ -1,12 +1,14 @@
 /**
  * The Packages view in Chromium (issue 23, item 1): a person installs a connector package from a
- * folder on the server with the trust they give it, sees it listed with its kind, swaps it after
- * its folder changed, and removes it after a confirmation (Cancel keeps it). An install the trust
+ * folder on the server with the trust they give it, sees it listed with its kind, sees a swap the
+ * loader refuses leave the old version serving with the reason, swaps it after its folder changed,
+ * and removes it after a confirmation (Cancel keeps it). An install the trust
  * does not allow (source kinds from an untrusted package) shows the loader's message at the field
  * and stores nothing. An agent's token sees the list without the controls; a token without
  * packages.manage has no Packages entry in the navigation at all. Screenshots at desktop and
  * 420 px, the page no wider than the window.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,11 +100,27 @@ describe('the Packages view', () => {
     expect(await installedIds()).toEqual(['acme.board']);
     await shots(page, 'packages');
 
+    // A swap the loader refuses (a module path outside the package) leaves the old version serving, and says why.
+    const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'));
+    manifest.version = '1.1.0';
+    manifest.neuralis.connectors[0].connectorFactory = '../outside.js#create0';
+    await writeFile(join(folder, 'package.json'), JSON.stringify(manifest));
+    await row.getByRole('button', { name: 'Swap acme.board' }).click();
+    const swapError = row.locator('[data-cell="state"] [data-error]');
+    await swapError.waitFor();
+    expect(await swapError.getAttribute('data-error')).toBe('manifest_invalid');
+    expect(await swapError.textContent()).toMatch(/^The last swap failed; the previous version still serves: ./);
+    expect(await row.locator('[data-cell="version"]').textContent()).toBe(' 1.0.0');
+    expect(await page.locator('.toast.tone-error').textContent()).toContain('acme.board was not swapped');
+    await screenshot(page, 'packages-swap-failed');
+    await page.locator('.toast.tone-error').getByRole('button', { name: 'Dismiss' }).click();
+
     // Swap reads the folder again: the new version and its new kind.
     await writeSourcePackage(folder, { id: 'acme.board', version: '2.0.0', kinds: ['board', 'wiki'], text: 'board v2' });
     await row.getByRole('button', { name: 'Swap acme.board' }).click();
     await eventually(() => row.locator('[data-cell="version"]').textContent()).toBe(' 2.0.0');
     expect(await row.locator('[data-cell="kinds"] .chip').allTextContents()).toEqual(['board', 'wiki']);
+    expect(await swapError.count()).toBe(0);
     expect(server.platform.kinds.has('wiki')).toBe(true);
 
     // Remove asks first: Cancel keeps it, Remove takes it out.

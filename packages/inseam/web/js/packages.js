@@ -119,7 +119,8 @@ export function packagesView(ctx) {
       const swapped = await api.post(`/v1/packages/${encodeURIComponent(pkg.packageId)}/swap`, {});
       toast(`Package ${swapped.packageId} swapped${swapped.version ? ` to ${swapped.version}` : ''}.`);
     } catch (error) {
-      toast(`${pkg.packageId} was not swapped; the previous version still serves: ${error.message}`, 'error');
+      // The list says why beside the package (its `error`); a refusal before loading (a folder gone) only here.
+      toast(`${pkg.packageId} was not swapped; the previous version still serves${error.code === 'manifest_invalid' || error.code === 'trust_violation' ? ' (why is in its row)' : `: ${error.message}`}.`, 'error');
     }
     await load();
   }
