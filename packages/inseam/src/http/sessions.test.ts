@@ -115,6 +115,15 @@ describe('sessions', () => {
     expect((await call(api, 'GET', '/v1/hosts', { token: api.admin })).status).toBe(200);
   });
 
+  it('and tokens say who they are: user, agent, network limit and features', async () => {
+    const token = await started();
+    const asSession = await call(api, 'GET', '/v1/session', { token });
+    expect(asSession.status).toBe(200);
+    expect(asSession.json()).toEqual({ credential: 'session', userId: 'ann', agentId: null, network: null, features: [...ADMIN_FEATURES].sort() });
+    const agent = (await api.tokens.create({ name: 'agent', userId: 'ann', agentId: 'helper', network: 'home', features: ['hosts.manage'] })).token;
+    expect((await call(api, 'GET', '/v1/session', { token: agent })).json()).toEqual({ credential: 'token', userId: 'ann', agentId: 'helper', network: 'home', features: ['hosts.manage'] });
+  });
+
   it('are listed and revoked by id', async () => {
     const token = await started();
     const listed = await sessions.list('ann');

@@ -119,6 +119,8 @@ export const ACTIONS = Object.freeze({
   'oauth.flow': {},
   // A one-time sign-in code is the credential: exchanging it needs no token.
   'sessions.create': { public: true },
+  // A caller may always learn who it is (its features), so a page can offer only what it may do.
+  'sessions.show': {},
   'sessions.end': {},
   'outbound.list': { features: OUTBOUND },
   'outbound.tools': { features: OUTBOUND },

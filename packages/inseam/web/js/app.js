@@ -1,5 +1,5 @@
-// The inseam web page: sign-in, the shell (network, navigation) and a hash router over four
-// views — hosts, add a host, browse, connectors.
+// The inseam web page: sign-in, the shell (network, navigation) and a hash router over the
+// views — hosts, add a host, browse, connectors, packages (only for a token with packages.manage).
 //
 // Sign-in: `inseam up` (at every start) and `inseam signin` print a sign-in link, the page's
 // address with `#code=…`, whose code works once, for ten minutes. The fragment never reaches the
@@ -16,6 +16,7 @@ import { browseView } from './browse.js';
 import { connectorsView } from './connectors.js';
 import { hostsView } from './hosts.js';
 import { hostView } from './host-view.js';
+import { canListPackages, packagesView } from './packages.js';
 
 const TOKEN_KEY = 'inseam:token';
 /** `session` when the token is a sign-in session's (it expires, and signing out ends it), else `token`. */
@@ -31,6 +32,8 @@ const session = {
   kind: sessionStorage.getItem(KIND_KEY) ?? 'token',
   network: sessionStorage.getItem(NETWORK_KEY),
   networks: [],
+  /** Who the token is (GET /v1/session): user, agent, features; the page offers only what it can do. */
+  caller: null,
   /** A call answered 401: the session ended or the token was revoked while the page was open. */
   expired() {
     if (root.dataset.state !== 'signed-in') return;
@@ -178,6 +181,7 @@ const ROUTES = [
   { name: 'host', pattern: /^\/hosts\/((?!new(?:\/|$))[^/]+(?:\/edit)?)\/?$/, view: hostView, title: 'Host', nav: 'hosts' },
   { name: 'browse', pattern: /^\/browse(?:\/(.*))?$/, view: browseView, title: 'Browse', nav: 'browse' },
   { name: 'connectors', pattern: /^\/connectors(?:\/([0-9a-f]+))?\/?$/, view: connectorsView, title: 'Connectors', nav: 'connectors' },
+  { name: 'packages', pattern: /^\/packages\/?$/, view: packagesView, title: 'Packages', nav: 'packages' },
 ];
 
 let current = null;
@@ -237,7 +241,7 @@ function shell() {
     render();
   });
   const link = (name, label, iconName) => h('a', { href: `#/${name}`, 'data-nav': name, class: 'nav-link' }, icon(iconName), h('span', { text: label }));
-  nav = h('nav', { class: 'nav', 'aria-label': 'Main' }, link('hosts', 'Hosts', 'hosts'), link('browse', 'Browse', 'browse'), link('connectors', 'Connectors', 'connectors'));
+  nav = h('nav', { class: 'nav', 'aria-label': 'Main' }, link('hosts', 'Hosts', 'hosts'), link('browse', 'Browse', 'browse'), link('connectors', 'Connectors', 'connectors'), canListPackages(session.caller) ? link('packages', 'Packages', 'generic') : null);
   main = h('main', { id: 'main', class: 'main', tabindex: '-1' });
   const header = h(
     'header',
@@ -254,8 +258,9 @@ function shell() {
 }
 
 async function start() {
-  const networks = await api.get('/v1/networks');
+  const [networks, caller] = await Promise.all([api.get('/v1/networks'), api.get('/v1/session')]);
   session.networks = networks;
+  session.caller = caller;
   if (!networks.some((network) => network.slug === session.network)) {
     session.network = (networks.find((network) => network.slug === 'home') ?? networks[0])?.slug ?? null;
   }

@@ -1,6 +1,7 @@
 /**
  * The web page's sign-in (sessions.ts): `POST /v1/sessions` exchanges a one-time sign-in code for
- * a session — the one public route that makes a credential — and `DELETE /v1/session` ends the
+ * a session — the one public route that makes a credential — `GET /v1/session` says who the
+ * calling token is (so the page offers only what it can do), and `DELETE /v1/session` ends the
  * session that calls it (the page's Sign out).
  */
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
@@ -46,6 +47,35 @@ export const sessionRoutes: readonly RouteSpec[] = [
       }
       call.reply.code(201);
       return started;
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/session',
+    operationId: 'showCaller',
+    summary: 'Who the calling token or session is: its user, agent, network and features',
+    description: 'Any token may ask about itself. The page uses it to leave out what the caller cannot do; the server checks every call all the same.',
+    tag: TAG,
+    action: 'sessions.show',
+    responses: {
+      200: {
+        description: 'The caller.',
+        schema: {
+          type: 'object',
+          properties: {
+            credential: { type: 'string', enum: ['token', 'session'] },
+            userId: { type: 'string' },
+            agentId: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+            network: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The network the token is limited to; null: any.' },
+            features: { type: 'array', items: { type: 'string' } },
+          },
+          required: ['credential', 'userId', 'agentId', 'network', 'features'],
+        },
+      },
+    },
+    handler: async (call) => {
+      const { credential, userId, agentId, network, features } = call.principal;
+      return { credential, userId, agentId, network, features: [...features].sort() };
     },
   },
   {
