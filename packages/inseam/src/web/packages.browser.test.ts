@@ -159,6 +159,19 @@ describe('the Packages view', () => {
     expectClean(watched);
   }, BROWSER_TEST_MS);
 
+  it("lists a network's _packages/ drop with its network and offers it no Swap or Remove", async () => {
+    const network = (await server.platform.networks.list())[0]!.slug;
+    await writeSourcePackage(join(server.platform.paths.networkRoot(network), '_packages', 'mcp-drop'), { id: 'drop.mcp', version: '0.1.0', kinds: [], text: '' });
+    expect((await server.platform.packages.rescan(network)).loaded).toEqual(['drop.mcp']);
+    const watched = await open();
+    const { page } = watched;
+    const row = page.locator('tr[data-package="drop.mcp"]');
+    await eventually(() => row.count()).toBe(1);
+    expect(await row.locator('[data-cell="origin"]').textContent()).toContain(`Drop in network ${network}`);
+    expect(await row.getByRole('button').count()).toBe(0);
+    expectClean(watched);
+  }, BROWSER_TEST_MS);
+
   it('offers no Packages entry to a token without packages.manage, and no controls to an agent\'s token with it', async () => {
     const plain = (await server.tokens.create({ name: 'hosts-only', userId: 'ann', network: 'home', features: ['hosts.manage'] })).token;
     const asPlain = await openWithToken(plain, '#/hosts');

@@ -43,6 +43,8 @@ function stateCell(pkg) {
 
 function originCell(pkg) {
   if (pkg.builtin) return h('td', { 'data-cell': 'origin', class: 'muted', text: 'Built in' });
+  // A network's _packages/ drop: it follows its folder (rescan), not an install.
+  if (pkg.network) return h('td', { 'data-cell': 'origin' }, h('span', { text: `Drop in network ${pkg.network}` }), pkg.folder ? h('p', { class: 'mono muted small package-folder', text: pkg.folder }) : null);
   return h(
     'td',
     { 'data-cell': 'origin' },
@@ -97,7 +99,7 @@ export function packagesView(ctx) {
 
   function row(pkg) {
     const actions = h('td', { class: 'actions' });
-    if (mayChange && !pkg.builtin) {
+    if (mayChange && !pkg.builtin && !pkg.network) {
       const swap = button('Swap', { iconName: 'refresh', 'aria-label': `Swap ${pkg.packageId}`, title: 'Load it again from its folder (a new version)', onClick: () => void swapPackage(pkg, swap) });
       replace(actions, h('div', { class: 'row gap end' }, swap, button('Remove', { kind: 'danger', iconName: 'trash', 'aria-label': `Remove ${pkg.packageId}`, onClick: () => confirmRemove(pkg) })));
     }
