@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectNoSecrets, rejectionOf } from './__fixtures__/secrets.js';
 import { memoryStore } from './__fixtures__/stores.js';
 import { PackageCredentials, packageCredentialId } from './package-credentials.js';
-import { deploymentScope, projectScope, userScope } from './scope.js';
+import { agentScope, deploymentScope, projectScope, userScope } from './scope.js';
 
 const NOTION: CredentialDeclaration = { id: 'notion-token', label: 'Notion integration token' };
 const DB: CredentialDeclaration = {
@@ -69,7 +69,27 @@ describe('PackageCredentials', () => {
     const error = await rejectionOf(packages.set(projectScope('p1'), 'acme.db', DB, { user: 'app', pass: 'hunter2-secret' }));
     expect(error).toMatchObject({ code: 'invalid_argument', details: { fields: ['password', 'pass'] } });
     expectNoSecrets(error, ['hunter2-secret']);
-    await expect(packages.set(userScope('p1', 'u1'), 'acme.notion', NOTION, { value: 'x' })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(packages.set({ network: null, owner: 'user', ownerId: 'u1' }, 'acme.notion', NOTION, { value: 'x' })).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
+
+  it('stores at all four scopes and resolves from the narrowest the call names: agent, user, network, deployment', async () => {
+    const { store } = await memoryStore();
+    const packages = new PackageCredentials(store);
+    await packages.set(deploymentScope(), 'acme.notion', NOTION, { value: 'deployment' });
+    await packages.set(projectScope('p1'), 'acme.notion', NOTION, { value: 'network' });
+    await packages.set(userScope('p1', 'ann'), 'acme.notion', NOTION, { value: 'ann' });
+    await packages.set(agentScope('p1', 'helper'), 'acme.notion', NOTION, { value: 'helper' });
+    const resolve = (options: { projectId?: string; userId?: string; agentId?: string }) => packages.resolverFor('acme.notion', [NOTION]).resolveCredential('notion-token', options);
+    expect(await resolve({ projectId: 'p1', userId: 'ann', agentId: 'helper' })).toEqual({ value: 'helper' });
+    expect(await resolve({ projectId: 'p1', userId: 'ann' })).toEqual({ value: 'ann' });
+    expect(await resolve({ projectId: 'p1', userId: 'bob' })).toEqual({ value: 'network' });
+    expect(await resolve({ projectId: 'p1', agentId: 'other' })).toEqual({ value: 'network' });
+    // Another network's user of the same id does not read ann's: a user's record is per network.
+    expect(await resolve({ projectId: 'p2', userId: 'ann' })).toEqual({ value: 'deployment' });
+    // Without a network, a user or agent names no scope of theirs: the deployment only.
+    expect(await resolve({ userId: 'ann', agentId: 'helper' })).toEqual({ value: 'deployment' });
+    expect(await packages.remove(agentScope('p1', 'helper'), 'acme.notion', 'notion-token')).toBe(true);
+    expect(await resolve({ projectId: 'p1', userId: 'ann', agentId: 'helper' })).toEqual({ value: 'ann' });
   });
 
   it('reports a damaged record as unavailable, without the secret', async () => {

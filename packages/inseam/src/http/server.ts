@@ -41,6 +41,7 @@ import { hostRoutes } from './routes/hosts.js';
 import { OAuthSessions } from './oauth-sessions.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { packageRoutes } from './routes/packages.js';
+import { credentialRoutes } from './routes/credentials.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { SessionService } from './sessions.js';
 import { TokenService } from './tokens.js';
@@ -88,7 +89,7 @@ function isEventStream(request: FastifyRequest): boolean {
 }
 
 /** The API's route table (without the OpenAPI route itself). */
-export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...hookRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...packageRoutes, ...oauthRoutes, ...sessionRoutes];
+export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...hookRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...packageRoutes, ...credentialRoutes, ...oauthRoutes, ...sessionRoutes];
 
 export async function createServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const services: ApiServices = {

@@ -111,6 +111,10 @@ export const ACTIONS = Object.freeze({
   'packages.swap': { features: [FEATURES.packagesManage], person: true },
   'packages.remove': { features: [FEATURES.packagesManage], person: true },
   'packages.rescan': { features: [FEATURES.packagesManage], person: true },
+  // Who may write which scope depends on the scope asked for: platform/package-secrets.ts decides.
+  'credentials.list': {},
+  'credentials.set': {},
+  'credentials.remove': {},
   'connectors.install': { features: HOSTS },
   'trials.show': {},
   'trials.delete': { features: TRIAL },

@@ -53,6 +53,7 @@ import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookRecei
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
 import { InstalledPackages, type ReconcileOutcome } from './installed-packages.js';
+import { PackageSecrets } from './package-secrets.js';
 import { APP_ROOT_ENV, builtinPackages, declaredCredentials, installRoot, type PackageSpec } from './packages.js';
 import { PackageStates } from './package-states.js';
 import { VectorIndexer } from '../vectors/index.js';
@@ -106,6 +107,8 @@ export class Platform {
   readonly credentials: HostCredentials;
   /** Packages' `neuralis.credentials[]` values. */
   readonly packageCredentials: PackageCredentials;
+  /** Who may store which package credential at which scope, for every surface (package-secrets.ts). */
+  readonly packageSecrets: PackageSecrets;
   readonly gate: EgressGate;
   readonly egressLog: EgressLog;
   readonly loader: PackageLoader;
@@ -137,6 +140,7 @@ export class Platform {
     this.credentialStore = parts.credentialStore;
     this.credentials = new HostCredentials({ store: parts.credentialStore, oauth: { clients: parts.oauthClients } });
     this.packageCredentials = parts.packageCredentials;
+    this.packageSecrets = new PackageSecrets({ loader: parts.loader, store: parts.credentialStore, packages: parts.packageCredentials });
     this.gate = parts.gate;
     this.egressLog = parts.egressLog;
     this.loader = parts.loader;

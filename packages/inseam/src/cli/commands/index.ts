@@ -4,6 +4,7 @@ import type { CliIo } from '../io.js';
 import { registerChangeCommands } from './changes.js';
 import { registerConnectorCommands } from './connector.js';
 import { registerCrawlCommand } from './crawl.js';
+import { registerCredentialCommand } from './credential.js';
 import { registerFilesCommand } from './files.js';
 import { registerHostCommand } from './host.js';
 import { registerListingCommands } from './listing.js';
@@ -37,6 +38,7 @@ export function registerCommands(program: Command, io: CliIo): void {
   registerTrialCommand(program, io);
   registerConnectorCommands(program, io);
   registerPackageCommand(program, io);
+  registerCredentialCommand(program, io);
   registerTokenCommand(program, io);
   registerSigninCommand(program, io);
   registerOAuthClientCommand(program, io);
