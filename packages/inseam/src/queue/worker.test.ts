@@ -412,13 +412,23 @@ describe('QueueWorker', () => {
 
   it('defers a crawl whose run another process is busy with, and runs it once that one ends', async () => {
     const c = await cluster();
-    const ref = await c.addHost('shared', new SyntheticHost({ count: 200, pageSize: 10, pageDelayMs: 10 }));
-    const cli = new Crawler({ store: c.store.catalog });
-    const outside = cli.sync({ ref, connector: c.connectors.get('shared')!, description: memoryDescription });
+    // The outside crawl stops after its first page until the worker has deferred, so it is still
+    // running however slowly the worker starts, and it heartbeats every second (its 3 s lease),
+    // well inside the worker's crawler lease (3 s of the worker's 6 s): a run whose heartbeat looks
+    // stale is taken over, not deferred. (A crawl that merely took a while, with the default 30 s
+    // lease beating every 10 s, looked stale to a worker that took over 750 ms to start.)
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const host = new MemoryHost(['a.md', 'b.md', 'c.md'].map((name) => object(name, name)), { pageSize: 1 });
+    host.beforePage = (page) => (page > 0 ? held : undefined);
+    const ref = await c.addHost('shared', host);
+    const cli = new Crawler({ store: c.store.catalog, leaseMs: 3000 });
+    const outside = cli.sync({ ref, connector: host, description: memoryDescription });
     await waitFor('the outside crawl', async () => (await runsOf(c.store, ref)).length === 1);
-    await c.worker();
+    await c.worker({ leaseMs: 6000 });
     await c.queue.requestSync(ref);
     await waitFor('the deferral', () => c.activity.find((event) => event.type === 'deferred'));
+    release();
     expect((await outside.result).state).toBe('completed');
     await waitFor('the deferred sync', async () => (await runsOf(c.store, ref)).filter((run) => run.state === 'completed').length === 2);
     expect((await runsOf(c.store, ref)).map((run) => run.mode)).toEqual(['incremental', 'full']);
