@@ -66,7 +66,7 @@ describe('installed packages', () => {
     await expect(platform.packages.add('board', 'trusted', 'ann')).rejects.toMatchObject({ code: 'invalid_argument', details: { argument: 'folder' } });
     const refused = platform.packages.add(folder, 'untrusted', 'ann');
     await expect(refused).rejects.toMatchObject({ code: 'manifest_invalid' });
-    expect((await refused.catch((error: Error) => error)).message).not.toContain(packages);
+    expect(String(((await refused.catch((error: unknown) => error)) as Error).message)).not.toContain(packages);
     await expect(platform.packages.add(join(packages, 'nothing'), 'trusted', 'ann')).rejects.toMatchObject({ code: 'not_found' });
     expect(await platform.store.packages.list()).toEqual([]);
     expect(platform.kinds.has('board')).toBe(false);
