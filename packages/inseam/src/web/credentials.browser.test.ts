@@ -83,7 +83,7 @@ async function storedOf(page: Page, packageId: string, credential: string): Prom
 }
 
 describe('the Credentials view', () => {
-  it("stores a person's own and a deployment-wide value, shows them stored but never again, and removes one after a confirmation", async () => {
+  it("stores a person's own, the network's and a deployment-wide value, shows them stored but never again, and removes one after a confirmation", async () => {
     const watched = await watch();
     const { page } = watched;
     await signInByLink(page, server);
@@ -120,6 +120,12 @@ describe('the Credentials view', () => {
     await eventually(() => storedOf(page, MACHINE, 'ssh-password')).toEqual({ deployment: true, network: false, user: true });
     expect(await password.inputValue()).toBe('');
     expect(await resolve(PASSWORD, { projectId: 'home', userId: 'bob' })).toEqual({ password: 'deployment-secret-47' });
+    // hosts.manage in home: the network's own, which bob now resolves before the deployment's.
+    await form.getByLabel('Scope').selectOption('network');
+    await password.fill('network-secret-58');
+    await form.getByRole('button', { name: 'Store credential' }).click();
+    await eventually(() => storedOf(page, MACHINE, 'ssh-password')).toEqual({ deployment: true, network: true, user: true });
+    expect(await resolve(PASSWORD, { projectId: 'home', userId: 'bob' })).toEqual({ password: 'network-secret-58' });
 
     // A private key comes from a file with its line breaks, which a password input would drop.
     const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-file-secret\n-----END OPENSSH PRIVATE KEY-----\n';
@@ -134,13 +140,13 @@ describe('the Credentials view', () => {
     // Never shown again: not in the page, not in any answer it received.
     const html = await page.content();
     const answers = (await watched.answers()).join('\n');
-    for (const secret of ['ann-own-secret-91', 'deployment-secret-47', 'file-secret']) {
+    for (const secret of ['ann-own-secret-91', 'deployment-secret-47', 'network-secret-58', 'file-secret']) {
       expect(html).not.toContain(secret);
       expect(answers).not.toContain(secret);
     }
     await shots(page, 'credentials');
 
-    // Remove asks first: Cancel keeps it; Remove deletes ann's own, and the deployment's serves her again.
+    // Remove asks first: Cancel keeps it; Remove deletes ann's own, and the network's serves her again.
     await row.getByRole('button', { name: 'Remove SSH password of @inseam/connector-machine at Yours (ann)' }).click();
     const dialog = page.getByRole('dialog', { name: 'Remove SSH password?' });
     await dialog.waitFor();
@@ -150,8 +156,8 @@ describe('the Credentials view', () => {
     expect(await resolve(PASSWORD, { projectId: 'home', userId: 'ann' })).toEqual({ password: 'ann-own-secret-91' });
     await row.getByRole('button', { name: 'Remove SSH password of @inseam/connector-machine at Yours (ann)' }).click();
     await dialog.getByRole('button', { name: 'Remove' }).click();
-    await eventually(() => storedOf(page, MACHINE, 'ssh-password')).toEqual({ deployment: true, network: false, user: false });
-    expect(await resolve(PASSWORD, { projectId: 'home', userId: 'ann' })).toEqual({ password: 'deployment-secret-47' });
+    await eventually(() => storedOf(page, MACHINE, 'ssh-password')).toEqual({ deployment: true, network: true, user: false });
+    expect(await resolve(PASSWORD, { projectId: 'home', userId: 'ann' })).toEqual({ password: 'network-secret-58' });
     expectClean(watched);
   }, BROWSER_TEST_MS);
 
@@ -198,7 +204,7 @@ describe('the Credentials view', () => {
     expect(await problem.getByRole('alert').locator('p').allTextContents()).toEqual(['Nothing was stored', 'No package "acme.vault" is loaded; `inseam package ls` lists them.', 'not_found']);
     // What was typed stays for another try, but was never echoed back.
     expect((await watched.answers()).join('\n')).not.toContain('refused-secret-12');
-    expect(await server.platform.credentialStore.list(projectScope('home'), 'package/')).toEqual([]);
+    expect((await server.platform.credentialStore.list(projectScope('home'), 'package/')).filter((id) => id.includes('acme.vault'))).toEqual([]);
     await shots(page, 'credentials-refused');
     expectClean(watched);
   }, BROWSER_TEST_MS);
