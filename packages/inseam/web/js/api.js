@@ -51,6 +51,7 @@ export function createApi(session) {
     get: (path, options) => json('GET', path, options),
     post: (path, body, options) => json('POST', path, { ...options, body: body ?? {} }),
     patch: (path, body, options) => json('PATCH', path, { ...options, body: body ?? {} }),
+    put: (path, body, options) => json('PUT', path, { ...options, body: body ?? {} }),
     delete: (path, options) => json('DELETE', path, options),
   };
 }

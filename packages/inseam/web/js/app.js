@@ -1,5 +1,6 @@
 // The inseam web page: sign-in, the shell (network, navigation) and a hash router over the
-// views — hosts, add a host, browse, connectors, packages (only for a token with packages.manage).
+// views — hosts, add a host, browse, connectors, packages (only for a token with packages.manage),
+// package credentials (every token: each has a scope of its own).
 //
 // Sign-in: `inseam up` (at every start) and `inseam signin` print a sign-in link, the page's
 // address with `#code=…`, whose code works once, for ten minutes. The fragment never reaches the
@@ -17,6 +18,7 @@ import { connectorsView } from './connectors.js';
 import { hostsView } from './hosts.js';
 import { hostView } from './host-view.js';
 import { canListPackages, packagesView } from './packages.js';
+import { packageCredentialsView } from './package-credentials.js';
 
 const TOKEN_KEY = 'inseam:token';
 /** `session` when the token is a sign-in session's (it expires, and signing out ends it), else `token`. */
@@ -182,6 +184,7 @@ const ROUTES = [
   { name: 'browse', pattern: /^\/browse(?:\/(.*))?$/, view: browseView, title: 'Browse', nav: 'browse' },
   { name: 'connectors', pattern: /^\/connectors(?:\/([0-9a-f]+))?\/?$/, view: connectorsView, title: 'Connectors', nav: 'connectors' },
   { name: 'packages', pattern: /^\/packages\/?$/, view: packagesView, title: 'Packages', nav: 'packages' },
+  { name: 'credentials', pattern: /^\/credentials\/?$/, view: packageCredentialsView, title: 'Credentials', nav: 'credentials' },
 ];
 
 let current = null;
@@ -241,7 +244,7 @@ function shell() {
     render();
   });
   const link = (name, label, iconName) => h('a', { href: `#/${name}`, 'data-nav': name, class: 'nav-link' }, icon(iconName), h('span', { text: label }));
-  nav = h('nav', { class: 'nav', 'aria-label': 'Main' }, link('hosts', 'Hosts', 'hosts'), link('browse', 'Browse', 'browse'), link('connectors', 'Connectors', 'connectors'), canListPackages(session.caller) ? link('packages', 'Packages', 'generic') : null);
+  nav = h('nav', { class: 'nav', 'aria-label': 'Main' }, link('hosts', 'Hosts', 'hosts'), link('browse', 'Browse', 'browse'), link('connectors', 'Connectors', 'connectors'), canListPackages(session.caller) ? link('packages', 'Packages', 'generic') : null, link('credentials', 'Credentials', 'key'));
   main = h('main', { id: 'main', class: 'main', tabindex: '-1' });
   const header = h(
     'header',
