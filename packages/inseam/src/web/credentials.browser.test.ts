@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectScope } from '../credentials/index.js';
 import { removeDir, tempDir } from '../platform/__fixtures__/platforms.js';
 import { writeSourcePackage } from '../platform/__fixtures__/source-package.js';
-import { BROWSER_TEST_MS, eventually, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
+import { BROWSER_TEST_MS, eventually, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer, screenshotsAtTwoWidths, signInWithToken } from './__fixtures__/browser.js';
 
 const MACHINE = '@inseam/connector-machine';
 const PASSWORD = { id: 'ssh-password', label: 'SSH password', fields: [{ name: 'password', label: 'Password', secret: true }] };
@@ -50,25 +50,13 @@ async function watch(): Promise<WatchedPage & { answers: () => Promise<string[]>
 
 async function openWithToken(token: string, route: string) {
   const watched = await watch();
-  await watched.context.addInitScript(`sessionStorage.setItem('inseam:token', ${JSON.stringify(token)}); sessionStorage.setItem('inseam:credential', 'token');`);
-  await watched.page.goto(`${server.url}/${route}`);
-  await watched.page.waitForSelector('[data-state="signed-in"]');
+  await signInWithToken(watched, server.url, token, route);
   return watched;
 }
 
 function expectClean(watched: WatchedPage): void {
   expect(watched.outside, 'requests outside the server').toEqual([]);
   expect(watched.errors, 'page errors').toEqual([]);
-}
-
-async function shots(page: Page, name: string): Promise<void> {
-  await screenshot(page, `${name}-desktop`);
-  await page.setViewportSize({ width: 420, height: 860 });
-  await page.waitForTimeout(200);
-  await screenshot(page, `${name}-420`);
-  const [scroll, inner] = await page.evaluate<[number, number]>('[document.documentElement.scrollWidth, innerWidth]');
-  expect(scroll, `${name} at 420 px is ${scroll} px wide`).toBeLessThanOrEqual(inner);
-  await page.setViewportSize({ width: 1360, height: 860 });
 }
 
 const resolve = (credential: typeof PASSWORD, options: { projectId?: string; userId?: string; agentId?: string }) =>
@@ -144,7 +132,7 @@ describe('the Credentials view', () => {
       expect(html).not.toContain(secret);
       expect(answers).not.toContain(secret);
     }
-    await shots(page, 'credentials');
+    await screenshotsAtTwoWidths(page, 'credentials');
 
     // Remove asks first: Cancel keeps it; Remove deletes ann's own, and the network's serves her again.
     await row.getByRole('button', { name: 'Remove SSH password of @inseam/connector-machine at Yours (ann)' }).click();
@@ -176,7 +164,7 @@ describe('the Credentials view', () => {
     expect(await resolve(PASSWORD, { projectId: 'home', userId: 'ann', agentId: 'helper' })).toEqual({ password: 'agent-secret-33' });
     expect(await page.content()).not.toContain('agent-secret-33');
     expect((await watched.answers()).join('\n')).not.toContain('agent-secret-33');
-    await shots(page, 'credentials-agent');
+    await screenshotsAtTwoWidths(page, 'credentials-agent');
     expectClean(watched);
   }, BROWSER_TEST_MS);
 
@@ -205,7 +193,7 @@ describe('the Credentials view', () => {
     // What was typed stays for another try, but was never echoed back.
     expect((await watched.answers()).join('\n')).not.toContain('refused-secret-12');
     expect((await server.platform.credentialStore.list(projectScope('home'), 'package/')).filter((id) => id.includes('acme.vault'))).toEqual([]);
-    await shots(page, 'credentials-refused');
+    await screenshotsAtTwoWidths(page, 'credentials-refused');
     expectClean(watched);
   }, BROWSER_TEST_MS);
 });

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_TEST_MS, eventually, go, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, WEB_FILES, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
+import { BROWSER_TEST_MS, eventually, go, launchChromium, signInByLink, startWebServer, watchedPage, WEB_FILES, type WatchedPage, type WebServer, screenshotsAtTwoWidths, signInWithToken } from './__fixtures__/browser.js';
 
 let server: WebServer;
 let browser: Browser;
@@ -39,9 +39,7 @@ async function open(route: string): Promise<WatchedPage> {
 async function openWithToken(token: string, route: string): Promise<WatchedPage> {
   const watched = await watchedPage(browser, server.url);
   pages.push(watched);
-  await watched.context.addInitScript(`sessionStorage.setItem('inseam:token', ${JSON.stringify(token)}); sessionStorage.setItem('inseam:credential', 'token');`);
-  await watched.page.goto(`${server.url}/${route}`);
-  await watched.page.waitForSelector('[data-state="signed-in"]');
+  await signInWithToken(watched, server.url, token, route);
   return watched;
 }
 
@@ -49,17 +47,6 @@ function expectClean(watched: WatchedPage): void {
   expect(watched.outside, 'requests outside the server').toEqual([]);
   // The refusals the test provokes (409) are answers the page shows, not errors.
   expect(watched.errors, 'page errors').toEqual([]);
-}
-
-/** A screenshot at the desktop width and one at a phone's, the page no wider than the phone. */
-async function shots(page: Page, name: string): Promise<void> {
-  await screenshot(page, `${name}-desktop`);
-  await page.setViewportSize({ width: 420, height: 860 });
-  await page.waitForTimeout(200);
-  await screenshot(page, `${name}-420`);
-  const [scroll, inner] = await page.evaluate<[number, number]>('[document.documentElement.scrollWidth, innerWidth]');
-  expect(scroll, `${name} at 420 px is ${scroll} px wide`).toBeLessThanOrEqual(inner);
-  await page.setViewportSize({ width: 1360, height: 860 });
 }
 
 function names(page: Page): Promise<string[]> {
@@ -83,7 +70,7 @@ describe('changing files in a folder', () => {
     // The tree lists the folder again too.
     expect(await page.getByRole('tree').getByRole('treeitem', { name: 'upload.txt' }).count()).toBe(1);
     await eventually(() => page.locator('.toast').last().textContent()).toContain('Uploaded upload.txt.');
-    await shots(page, 'files-upload');
+    await screenshotsAtTwoWidths(page, 'files-upload');
 
     // Uploading never replaces: the same name is the API's already_exists, shown as it says it.
     const [again] = await Promise.all([page.waitForEvent('filechooser'), folder.getByRole('button', { name: 'Upload files' }).click()]);
@@ -110,7 +97,7 @@ describe('changing files in a folder', () => {
     expect(existsSync(`${server.folder}/docs/upload.txt`)).toBe(true);
     expect(await readFile(`${server.folder}/docs/plan.md`, 'utf8')).toBe(WEB_FILES['docs/plan.md']);
     await field.fill('renamed.txt');
-    await shots(page, 'files-rename');
+    await screenshotsAtTwoWidths(page, 'files-rename');
     await dialog.getByRole('button', { name: 'Rename' }).click();
     await eventually(() => names(page)).toEqual(['notes.txt', 'plan.md', 'renamed.txt']);
     expect(await dialog.count()).toBe(0);
@@ -128,7 +115,7 @@ describe('changing files in a folder', () => {
     await page.getByRole('button', { name: 'Delete renamed.txt' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete renamed.txt?' });
     expect(await dialog.textContent()).toContain('inseam://home/files/docs/renamed.txt');
-    await shots(page, 'files-delete');
+    await screenshotsAtTwoWidths(page, 'files-delete');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await dialog.count()).toBe(0);
     expect(existsSync(`${server.folder}/docs/renamed.txt`)).toBe(true);
@@ -157,7 +144,7 @@ describe('changing files in a folder', () => {
     await eventually(() => names(asAgent.page)).toEqual(['notes.txt', 'plan.md']);
     expect(await controls(asAgent.page).count()).toBe(0);
     expect(await asAgent.page.locator('article.folder th').count()).toBe(4);
-    await shots(asAgent.page, 'files-read-only-token');
+    await screenshotsAtTwoWidths(asAgent.page, 'files-read-only-token');
     expectClean(asAgent);
 
     // A person, on a host added read only: the same folder without the controls; on files, with them.

@@ -8,11 +8,11 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedExtractor, type DocumentExtractor } from '../extract/index.js';
 import { removeDir, tempDir } from '../platform/__fixtures__/platforms.js';
-import { BROWSER_TEST_MS, eventually, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
+import { BROWSER_TEST_MS, eventually, launchChromium, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer, screenshotsAtTwoWidths } from './__fixtures__/browser.js';
 
 /** Each document waits this long before the real extractor reads it: a crawl slow enough to watch. */
 const PACE_MS = 40;
@@ -52,17 +52,6 @@ async function open(route: string): Promise<WatchedPage> {
 function expectClean(watched: WatchedPage): void {
   expect(watched.outside, 'requests outside the server').toEqual([]);
   expect(watched.errors, 'page errors').toEqual([]);
-}
-
-/** A screenshot at the desktop width and one at a phone's, the page no wider than the phone. */
-async function shots(page: Page, name: string): Promise<void> {
-  await screenshot(page, `${name}-desktop`);
-  await page.setViewportSize({ width: 420, height: 860 });
-  await page.waitForTimeout(200);
-  await screenshot(page, `${name}-420`);
-  const [scroll, inner] = await page.evaluate<[number, number]>('[document.documentElement.scrollWidth, innerWidth]');
-  expect(scroll, `${name} at 420 px is ${scroll} px wide`).toBeLessThanOrEqual(inner);
-  await page.setViewportSize({ width: 1360, height: 860 });
 }
 
 /** A folder host synced only when asked, so every sync in its history is one the test started. */
@@ -125,7 +114,7 @@ describe('the catalog over a host\'s syncs', () => {
     // Nothing runs: no rate.
     expect(await page.locator('[data-field="rate"]').count()).toBe(0);
     await page.locator('.sync-chart-numbers > summary').click();
-    await shots(page, 'host-chart');
+    await screenshotsAtTwoWidths(page, 'host-chart');
     expectClean(watched);
   }, BROWSER_TEST_MS);
 });
@@ -145,7 +134,7 @@ describe('a crawl in progress', () => {
     await eventually(async () => Number((await rate.count()) === 0 ? 0 : await rate.getAttribute('data-rate'))).toBeGreaterThan(0);
     expect(await rate.textContent()).toMatch(/^\d+(\.\d)? entries\/s$/);
     expect(await page.locator('[data-crawl="running"]').textContent()).toContain('Crawling');
-    await shots(page, 'host-crawl-rate');
+    await screenshotsAtTwoWidths(page, 'host-crawl-rate');
     expect(await rate.count(), 'still crawling after the screenshots (make the crawl slower if not)').toBe(1);
 
     await handle.result;

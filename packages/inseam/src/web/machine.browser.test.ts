@@ -13,7 +13,7 @@ import { MACHINE_CREDENTIALS, MACHINE_PACKAGE_ID } from '@inseam/connector-machi
 import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.mjs';
 import { deploymentScope } from '../credentials/index.js';
 import { FEATURES } from '../platform/authorization.js';
-import { BROWSER_TEST_MS, eventually, go, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
+import { BROWSER_TEST_MS, eventually, go, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer, signInWithToken } from './__fixtures__/browser.js';
 
 const README = 'the remote readme mentions wombats';
 
@@ -59,9 +59,7 @@ async function open(width = 1360): Promise<WatchedPage> {
 /** A page signed in with an API token pasted earlier in this tab (kept in sessionStorage). */
 async function openWithToken(token: string, route: string): Promise<WatchedPage> {
   const watched = await open();
-  await watched.context.addInitScript(`sessionStorage.setItem('inseam:token', ${JSON.stringify(token)}); sessionStorage.setItem('inseam:credential', 'token');`);
-  await watched.page.goto(`${server.url}/${route}`);
-  await watched.page.waitForSelector('[data-state="signed-in"]');
+  await signInWithToken(watched, server.url, token, route);
   return watched;
 }
 

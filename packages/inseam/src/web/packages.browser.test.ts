@@ -10,11 +10,11 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir } from '../platform/__fixtures__/platforms.js';
 import { writeSourcePackage } from '../platform/__fixtures__/source-package.js';
-import { BROWSER_TEST_MS, eventually, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
+import { BROWSER_TEST_MS, eventually, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer, screenshotsAtTwoWidths, signInWithToken } from './__fixtures__/browser.js';
 
 let server: WebServer;
 let browser: Browser;
@@ -44,9 +44,7 @@ async function open(route = '#/packages'): Promise<WatchedPage> {
 async function openWithToken(token: string, route: string): Promise<WatchedPage> {
   const watched = await watchedPage(browser, server.url);
   pages.push(watched);
-  await watched.context.addInitScript(`sessionStorage.setItem('inseam:token', ${JSON.stringify(token)}); sessionStorage.setItem('inseam:credential', 'token');`);
-  await watched.page.goto(`${server.url}/${route}`);
-  await watched.page.waitForSelector('[data-state="signed-in"]');
+  await signInWithToken(watched, server.url, token, route);
   return watched;
 }
 
@@ -54,17 +52,6 @@ function expectClean(watched: WatchedPage): void {
   expect(watched.outside, 'requests outside the server').toEqual([]);
   // The refusals the test provokes (a 400 install) are answers the page shows, not errors.
   expect(watched.errors, 'page errors').toEqual([]);
-}
-
-/** A screenshot at the desktop width and one at a phone's, the page no wider than the phone. */
-async function shots(page: Page, name: string): Promise<void> {
-  await screenshot(page, `${name}-desktop`);
-  await page.setViewportSize({ width: 420, height: 860 });
-  await page.waitForTimeout(200);
-  await screenshot(page, `${name}-420`);
-  const [scroll, inner] = await page.evaluate<[number, number]>('[document.documentElement.scrollWidth, innerWidth]');
-  expect(scroll, `${name} at 420 px is ${scroll} px wide`).toBeLessThanOrEqual(inner);
-  await page.setViewportSize({ width: 1360, height: 860 });
 }
 
 async function installedIds(): Promise<string[]> {
@@ -98,7 +85,7 @@ describe('the Packages view', () => {
     expect(await row.locator('[data-cell="origin"]').textContent()).toMatch(new RegExp(`^Installed by ann · (just now|\\d+ seconds? ago)${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
     expect(server.platform.kinds.has('board')).toBe(true);
     expect(await installedIds()).toEqual(['acme.board']);
-    await shots(page, 'packages');
+    await screenshotsAtTwoWidths(page, 'packages');
 
     // A swap the loader refuses (a module path outside the package) leaves the old version serving, and says why.
     const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'));
@@ -155,7 +142,7 @@ describe('the Packages view', () => {
     expect(await installedIds()).toEqual([]);
     expect(await page.locator('tr[data-package="acme.desk"]').count()).toBe(0);
     expect(server.platform.kinds.has('desk')).toBe(false);
-    await shots(page, 'packages-refused');
+    await screenshotsAtTwoWidths(page, 'packages-refused');
     expectClean(watched);
   }, BROWSER_TEST_MS);
 

@@ -8,7 +8,7 @@
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_TEST_MS, eventually, go, launchChromium, screenshot, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer } from './__fixtures__/browser.js';
+import { BROWSER_TEST_MS, eventually, go, launchChromium, signInByLink, startWebServer, watchedPage, type WatchedPage, type WebServer, screenshotsAtTwoWidths } from './__fixtures__/browser.js';
 
 let server: WebServer;
 let browser: Browser;
@@ -64,17 +64,6 @@ function lastSearch(watched: WatchedPage): { host: string[]; where: string[] } {
   return { host: params.getAll('host'), where: params.getAll('where') };
 }
 
-/** A screenshot at the desktop width and one at a phone's, the page no wider than the phone. */
-async function shots(page: Page, name: string): Promise<void> {
-  await screenshot(page, `${name}-desktop`);
-  await page.setViewportSize({ width: 420, height: 860 });
-  await page.waitForTimeout(200);
-  await screenshot(page, `${name}-420`);
-  const [scroll, inner] = await page.evaluate<[number, number]>('[document.documentElement.scrollWidth, innerWidth]');
-  expect(scroll, `${name} at 420 px is ${scroll} px wide`).toBeLessThanOrEqual(inner);
-  await page.setViewportSize({ width: 1360, height: 860 });
-}
-
 describe('search filters', () => {
   it('narrow the hits by host, type, date and path, and stay in the route across a reload', async () => {
     const watched = await open();
@@ -116,7 +105,7 @@ describe('search filters', () => {
     await eventually(() => hits(page)).toEqual(['files://docs/ferry.md']);
     expect(lastSearch(watched).where).toEqual(['mime^=text/', 'mtime>=2021-01-01', 'path^=docs']);
     expect(await page.locator('[data-filters]').textContent()).toBe('3 filters');
-    await shots(page, 'search-filters');
+    await screenshotsAtTwoWidths(page, 'search-filters');
 
     // A reload keeps the filters: in the form and in what is searched.
     await page.reload();

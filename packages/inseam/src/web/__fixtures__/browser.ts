@@ -232,6 +232,27 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: new URL(`${name}.png`, ARTIFACTS).pathname, fullPage: true, animations: 'disabled' });
 }
 
+/**
+ * A screenshot at the desktop width and one at a phone's (`<name>-desktop`, `<name>-420`), failing
+ * when the page is wider than the phone; the viewport is back at the desktop width afterwards.
+ */
+export async function screenshotsAtTwoWidths(page: Page, name: string): Promise<void> {
+  await screenshot(page, `${name}-desktop`);
+  await page.setViewportSize({ width: 420, height: 860 });
+  await page.waitForTimeout(200);
+  await screenshot(page, `${name}-420`);
+  const [scroll, inner] = await page.evaluate<[number, number]>('[document.documentElement.scrollWidth, innerWidth]');
+  expect(scroll, `${name} at 420 px is ${scroll} px wide`).toBeLessThanOrEqual(inner);
+  await page.setViewportSize({ width: 1360, height: 860 });
+}
+
+/** Opens `route` signed in with an API token pasted earlier in this tab (the page keeps it in sessionStorage). */
+export async function signInWithToken(watched: WatchedPage, origin: string, token: string, route: string): Promise<void> {
+  await watched.context.addInitScript(`sessionStorage.setItem('inseam:token', ${JSON.stringify(token)}); sessionStorage.setItem('inseam:credential', 'token');`);
+  await watched.page.goto(`${origin}/${route}`);
+  await watched.page.waitForSelector('[data-state="signed-in"]');
+}
+
 /** expect.poll with room for the page's own polling (crawls are polled every second or two) on a busy machine. */
 export function eventually<T>(read: () => Promise<T> | T): ReturnType<typeof expect.poll<T>> {
   return expect.poll(read, { timeout: 15_000, interval: 100 });
