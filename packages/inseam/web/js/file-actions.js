@@ -5,6 +5,7 @@
 // shown as its message says.
 
 import { errorOf, query } from './api.js';
+import { confirmDialog } from './confirm-dialog.js';
 import { button, h, uid } from './dom.js';
 
 /** What the caller may change in a folder of `hostInfo` listed from `source` (`live` or `catalog`). */
@@ -68,46 +69,11 @@ export function uploadControl({ api, address, toast, onDone }) {
   return h('div', { class: 'row gap wrap folder-tools' }, control, input, status);
 }
 
-/**
- * A modal dialog in `parent`: `body` between the title and the buttons, `onConfirm()` when the
- * confirming button is pressed. What it throws is shown in the dialog, which stays open; Cancel
- * and Escape close it having changed nothing.
- */
-function dialog(parent, { title, body, confirm, kind = 'primary', onConfirm }) {
-  const titleId = uid('dialog-title');
-  const error = h('p', { class: 'field-error', role: 'alert', hidden: true });
-  const cancel = button('Cancel', { kind: 'secondary' });
-  const submit = button(confirm, { kind, type: 'submit' });
-  const element = h('dialog', { class: 'confirm-dialog', 'aria-labelledby': titleId }, h('form', { method: 'dialog', novalidate: true }, h('h2', { id: titleId, text: title }), body, error, h('div', { class: 'row gap end' }, cancel, submit)));
-  cancel.addEventListener('click', () => element.close());
-  // A refusal is about what was sent: once the person changes it, it no longer applies.
-  element.addEventListener('input', () => {
-    error.hidden = true;
-  });
-  element.addEventListener('close', () => element.remove());
-  element.querySelector('form').addEventListener('submit', async (event) => {
-    event.preventDefault();
-    submit.disabled = true;
-    error.hidden = true;
-    try {
-      await onConfirm();
-      element.close();
-    } catch (failure) {
-      error.hidden = false;
-      error.textContent = failure.message;
-      submit.disabled = false;
-    }
-  });
-  parent.append(element);
-  element.showModal();
-  return { element, cancel };
-}
-
 /** Asks for a new name for `entry` and moves it there (`POST /v1/fs/move`, never over something already there). */
 export function renameEntry({ api, parent, folder, entry, onDone }) {
   const id = uid('rename');
   const input = h('input', { id, type: 'text', value: entry.name, autocomplete: 'off', spellcheck: 'false', required: true });
-  dialog(parent, {
+  confirmDialog(parent, {
     title: `Rename ${entry.name}`,
     body: h('div', { class: 'field' }, h('label', { for: id, class: 'label', text: 'New name' }), input),
     confirm: 'Rename',
@@ -134,7 +100,7 @@ export function renameEntry({ api, parent, folder, entry, onDone }) {
  */
 export function deleteEntry({ api, parent, entry, onDone }) {
   const folder = entry.type === 'directory';
-  const { cancel } = dialog(parent, {
+  const { cancel } = confirmDialog(parent, {
     title: `Delete ${entry.name}?`,
     body: h(
       'p',

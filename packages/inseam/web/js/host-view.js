@@ -6,6 +6,7 @@
 
 import { ApiError, hostPath } from './api.js';
 import { errorSummary, textField, writableField } from './add-host.js';
+import { confirmDialog } from './confirm-dialog.js';
 import { button, categoryChip, categoryIcon, emptyState, errorBlock, h, icon, replace, spinner } from './dom.js';
 import { ago, bytes, count, duration, plural, when } from './format.js';
 import { crawlSummary, isDimmed, liveness } from './hosts.js';
@@ -222,38 +223,19 @@ function detailView(ctx, slug) {
 
   function confirmRemove(host) {
     dialog?.remove();
-    const cancel = button('Cancel', { kind: 'secondary', onClick: () => dialog.close() });
-    const remove = button('Remove', { kind: 'danger', type: 'submit' });
-    const error = h('p', { class: 'field-error', hidden: true });
-    dialog = h(
-      'dialog',
-      { class: 'confirm-dialog', 'aria-labelledby': 'remove-title', 'aria-describedby': 'remove-text' },
-      h(
-        'form',
-        { method: 'dialog' },
-        h('h2', { id: 'remove-title', text: `Remove ${host.label || host.slug}?` }),
-        h('p', { id: 'remove-text', text: `Everything catalogued for ${host.address} — entries, search index, sync history — and its stored credentials go with it. The files on the host itself are not touched.` }),
-        error,
-        h('div', { class: 'row gap end' }, cancel, remove),
-      ),
-    );
-    dialog.querySelector('form').addEventListener('submit', async (event) => {
-      event.preventDefault();
-      remove.disabled = true;
-      try {
+    const opened = confirmDialog(element, {
+      title: `Remove ${host.label || host.slug}?`,
+      body: h('p', { text: `Everything catalogued for ${host.address} — entries, search index, sync history — and its stored credentials go with it. The files on the host itself are not touched.` }),
+      confirm: 'Remove',
+      kind: 'danger',
+      onConfirm: async () => {
         await api.delete(hostPath(session.network, slug));
-        dialog.close();
         toast(`Host ${host.label || host.slug} removed.`);
         navigate('#/hosts');
-      } catch (failure) {
-        error.hidden = false;
-        error.textContent = failure.message;
-        remove.disabled = false;
-      }
+      },
     });
-    element.append(dialog);
-    dialog.showModal();
-    cancel.focus();
+    dialog = opened.element;
+    opened.cancel.focus();
   }
 
   void load();

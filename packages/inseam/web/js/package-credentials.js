@@ -5,6 +5,7 @@
 // offers exactly those. A value is only ever written: the form's inputs are cleared once it is
 // sent, and no answer carries one back — the table shows "Stored", never what.
 
+import { confirmDialog } from './confirm-dialog.js';
 import { button, chip, emptyState, errorBlock, h, icon, replace, spinner, uid } from './dom.js';
 
 /** The scopes in the order the table shows them, narrowest last (the narrowest one resolves first). */
@@ -113,38 +114,19 @@ export function packageCredentialsView(ctx) {
   function confirmRemove(view, scope) {
     dialog?.remove();
     const label = scopeLabel(scope, session);
-    const cancel = button('Cancel', { kind: 'secondary', onClick: () => dialog.close() });
-    const remove = button('Remove', { kind: 'danger', type: 'submit' });
-    const error = h('p', { class: 'field-error', role: 'alert', hidden: true });
-    dialog = h(
-      'dialog',
-      { class: 'confirm-dialog', 'aria-labelledby': 'remove-credential-title', 'aria-describedby': 'remove-credential-text' },
-      h(
-        'form',
-        { method: 'dialog' },
-        h('h2', { id: 'remove-credential-title', text: `Remove ${view.label}?` }),
-        h('p', { id: 'remove-credential-text', text: `The value ${view.packageId} holds at ${label} is deleted. Where a wider scope holds one, that is used instead; otherwise its hosts go without until one is stored again.` }),
-        error,
-        h('div', { class: 'row gap end' }, cancel, remove),
-      ),
-    );
-    dialog.querySelector('form').addEventListener('submit', async (event) => {
-      event.preventDefault();
-      remove.disabled = true;
-      try {
+    const opened = confirmDialog(element, {
+      title: `Remove ${view.label}?`,
+      body: h('p', { text: `The value ${view.packageId} holds at ${label} is deleted. Where a wider scope holds one, that is used instead; otherwise its hosts go without until one is stored again.` }),
+      confirm: 'Remove',
+      kind: 'danger',
+      onConfirm: async () => {
         await api.delete(`/v1/credentials?${new URLSearchParams({ packageId: view.packageId, credential: view.credential, scope })}`);
-        dialog.close();
         toast(`${view.label} of ${view.packageId} removed at ${label}.`);
         await load();
-      } catch (failure) {
-        error.hidden = false;
-        error.textContent = failure.message;
-        remove.disabled = false;
-      }
+      },
     });
-    element.append(dialog);
-    dialog.showModal();
-    cancel.focus();
+    dialog = opened.element;
+    opened.cancel.focus();
   }
 
   /** The form: which credential, which of the caller's scopes, then one input per field. */

@@ -7,6 +7,7 @@
 
 import { ApiError } from './api.js';
 import { textField } from './add-host.js';
+import { confirmDialog } from './confirm-dialog.js';
 import { button, chip, emptyState, errorBlock, h, icon, replace, spinner, uid } from './dom.js';
 import { ago, when } from './format.js';
 
@@ -129,39 +130,20 @@ export function packagesView(ctx) {
 
   function confirmRemove(pkg) {
     dialog?.remove();
-    const cancel = button('Cancel', { kind: 'secondary', onClick: () => dialog.close() });
-    const remove = button('Remove', { kind: 'danger', type: 'submit' });
-    const error = h('p', { class: 'field-error', hidden: true });
     const kinds = pkg.kinds.length === 0 ? 'It provides no source kinds.' : `Hosts of its ${pkg.kinds.length === 1 ? 'kind' : 'kinds'} (${pkg.kinds.join(', ')}) stay stored as orphans: they answer “kind not registered” until a package provides the kind again.`;
-    dialog = h(
-      'dialog',
-      { class: 'confirm-dialog', 'aria-labelledby': 'remove-package-title', 'aria-describedby': 'remove-package-text' },
-      h(
-        'form',
-        { method: 'dialog' },
-        h('h2', { id: 'remove-package-title', text: `Remove ${pkg.packageId}?` }),
-        h('p', { id: 'remove-package-text', text: `It is unloaded now and not loaded at the next start. ${kinds} Its folder on the server is not touched.` }),
-        error,
-        h('div', { class: 'row gap end' }, cancel, remove),
-      ),
-    );
-    dialog.querySelector('form').addEventListener('submit', async (event) => {
-      event.preventDefault();
-      remove.disabled = true;
-      try {
+    const opened = confirmDialog(element, {
+      title: `Remove ${pkg.packageId}?`,
+      body: h('p', { text: `It is unloaded now and not loaded at the next start. ${kinds} Its folder on the server is not touched.` }),
+      confirm: 'Remove',
+      kind: 'danger',
+      onConfirm: async () => {
         await api.delete(`/v1/packages/${encodeURIComponent(pkg.packageId)}`);
-        dialog.close();
         toast(`Package ${pkg.packageId} removed.`);
         await load();
-      } catch (failure) {
-        error.hidden = false;
-        error.textContent = failure.message;
-        remove.disabled = false;
-      }
+      },
     });
-    element.append(dialog);
-    dialog.showModal();
-    cancel.focus();
+    dialog = opened.element;
+    opened.cancel.focus();
   }
 
   function installForm() {
