@@ -138,12 +138,13 @@ describe('a store that cannot be trusted', () => {
 });
 
 describe('a data directory that cannot be written', () => {
-  // Root ignores file modes, so the command runs as "nobody" there (runuser), or as this user on a
-  // directory made read-only.
+  // Root ignores file modes, so there the command runs in a bubblewrap mount namespace where the
+  // data directory is a read-only bind (EROFS); as any other user, on a directory made read-only
+  // (EACCES). Not as "nobody": a clone under a private (0700) folder is unreadable to it.
   function asReader(dataDir: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
     const asRoot = process.getuid?.() === 0;
     const node = [process.execPath, '--conditions=inseam-source', '--import', REGISTER, MAIN, '--data', dataDir, ...args];
-    const [command, ...argv] = asRoot ? ['runuser', '-u', 'nobody', '--', ...node] : node;
+    const [command, ...argv] = asRoot ? ['bwrap', '--dev-bind', '/', '/', '--ro-bind', dataDir, dataDir, '--', ...node] : node;
     return new Promise((resolve) => {
       const child = spawn(command!, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, INSEAM_MASTER_KEY: 'a'.repeat(64) } });
       let stderr = '';
@@ -163,7 +164,6 @@ describe('a data directory that cannot be written', () => {
       chmodSync(fresh, 0o555);
       chmodSync(existing, 0o555);
     }
-    if (process.getuid?.() === 0) chmodSync(root, 0o755);
     try {
       for (const dataDir of [fresh, existing]) {
         const run = await asReader(dataDir, ['network', 'ls']);
