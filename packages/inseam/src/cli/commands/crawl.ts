@@ -21,7 +21,7 @@ import { parseDuration, subtractDuration } from '../../scope/duration.js';
 import type { CrawlRunRecord, HostRef } from '../../store/index.js';
 import { EXIT, type CliIo } from '../io.js';
 import { progressView } from './progress.js';
-import { formatBytes, formatCount, formatDuration, printJson, resolveHost, withPlatform } from './support.js';
+import { formatBytes, formatCount, formatCountOf, formatDuration, printJson, resolveHost, withPlatform } from './support.js';
 
 interface CrawlOptions {
   readonly network?: string;
@@ -38,12 +38,12 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 function summary(ref: HostRef, progress: CrawlProgress): string {
   const parts = [
-    `${formatCount(progress.entries)} entries (${formatBytes(progress.bytes)})`,
+    `${formatCountOf(progress.entries, 'entry', 'entries')} (${formatBytes(progress.bytes)})`,
     `${formatCount(progress.indexed)} indexed`,
     `${formatCount(progress.skipped)} skipped`,
     ...(progress.moved > 0 ? [`${formatCount(progress.moved)} moved`] : []),
     ...(progress.deleted > 0 ? [`${formatCount(progress.deleted)} removed`] : []),
-    `${formatCount(progress.errors)} errors`,
+    formatCountOf(progress.errors, 'error', 'errors'),
   ];
   const ending = progress.error === null ? progress.state : `${progress.state}: ${progress.error.message} [${progress.error.code}]`;
   return `Crawled ${ref.network}/${ref.host} (${progress.mode}): ${parts.join(', ')} in ${formatDuration(progress.elapsedMs)} — ${ending}.\n`;
@@ -102,7 +102,7 @@ async function follow(platform: Platform, ref: HostRef, options: CrawlOptions, i
   if (target.description.capabilities.includes('watch') && typeof target.connector.watch === 'function') {
     watcher = await platform.crawler.watch(target);
     watcher.on('applied', (outcome) => {
-      io.stdout.write(`Changes in ${ref.network}/${ref.host}: ${formatCount(outcome.written)} written, ${formatCount(outcome.moved)} moved, ${formatCount(outcome.deleted)} removed${outcome.errors > 0 ? `, ${formatCount(outcome.errors)} errors` : ''}.\n`);
+      io.stdout.write(`Changes in ${ref.network}/${ref.host}: ${formatCount(outcome.written)} written, ${formatCount(outcome.moved)} moved, ${formatCount(outcome.deleted)} removed${outcome.errors > 0 ? `, ${formatCountOf(outcome.errors, 'error', 'errors')}` : ''}.\n`);
     });
     watcher.on('failed', (error) => io.stderr.write(`inseam: applying changes failed: ${error instanceof Error ? error.message : String(error)}\n`));
   }

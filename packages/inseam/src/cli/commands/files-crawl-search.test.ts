@@ -105,6 +105,20 @@ describe('inseam crawl and search', () => {
     expect(full.stdout).toContain('(full)');
   });
 
+  it('counts one entry and one error in the singular', async () => {
+    const single = await tempDir('cli-files-single');
+    try {
+      await writeFiles(single, { 'only.txt': 'one file\n' });
+      expect((await run('host', 'add', 'home/single', '--kind', 'fs', '--config', JSON.stringify({ root: single }))).code).toBe(0);
+      const crawled = await run('crawl', 'home/single');
+      expect(crawled.code, crawled.stderr).toBe(0);
+      expect(crawled.stdout).toMatch(/^Crawled home\/single \(full\): 1 entry \([\d.]+ B\), 1 indexed, 0 skipped, 0 errors in /);
+    } finally {
+      expect((await run('host', 'rm', 'home/single')).code).toBe(0);
+      await removeDir(single);
+    }
+  });
+
   it('draws a bar on a terminal', async () => {
     const tty = await cli(dataDir, ['crawl', 'home/notes', '--full'], { tty: true });
     expect(tty.code).toBe(0);
@@ -113,6 +127,8 @@ describe('inseam crawl and search', () => {
     expect(line).toBe('home/notes [██████░░░░░░░░░░░░░░░░░░]  25% 50/200 entries · 3.0 MiB · 25/s · ETA 0:06');
     const spinning = progressLine('home/notes', { entries: 5, total: null, bytes: 10, rate: 0, etaMs: null, fraction: null, state: 'running', phase: 'sweep', errors: 2 } as never, { bar: true, frame: 1 });
     expect(spinning).toBe('home/notes ⠙ 5 entries · 10 B · 0/s · removing what is gone · 2 errors');
+    const single = progressLine('home/notes', { entries: 1, total: null, bytes: 10, rate: 0, etaMs: null, fraction: null, state: 'running', phase: 'sweep', errors: 1 } as never, { bar: true, frame: 1 });
+    expect(single).toBe('home/notes ⠙ 1 entry · 10 B · 0/s · removing what is gone · 1 error');
   });
 
   it('refuses unknown hosts and bad options', async () => {

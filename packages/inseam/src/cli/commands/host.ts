@@ -25,7 +25,7 @@ import type { CliIo } from '../io.js';
 import { describeLastSync, describePermissions, describeSync, effectiveHost, type EffectiveHost } from './host-effective.js';
 import { unknownKind } from './kind-suggestion.js';
 import { localUser } from './token.js';
-import { collect, defaultNetwork, formatCount, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
+import { collect, defaultNetwork, formatCount, formatCountOf, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
 
 interface AddOptions {
   readonly kind?: string;
@@ -265,7 +265,7 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         const run = await syncing?.result.catch(() => undefined);
         if (options.json === true) return printJson(io, { ...changed, writes });
         io.stdout.write(`Changed host ${changed.address}.\n`);
-        if (run !== undefined) io.stdout.write(run.state === 'completed' ? `Synced: ${formatCount(run.counters.entries)} entries, ${formatCount(run.counters.deleted)} removed.\n` : `The sync ended ${run.state}${run.error === null ? '' : `: ${run.error.message} [${run.error.code}]`}; \`inseam crawl ${ref.network}/${ref.host}\` resumes it.\n`);
+        if (run !== undefined) io.stdout.write(run.state === 'completed' ? `Synced: ${formatCountOf(run.counters.entries, 'entry', 'entries')}, ${formatCount(run.counters.deleted)} removed.\n` : `The sync ended ${run.state}${run.error === null ? '' : `: ${run.error.message} [${run.error.code}]`}; \`inseam crawl ${ref.network}/${ref.host}\` resumes it.\n`);
       });
     });
 

@@ -14,7 +14,7 @@ import { formatAddress } from '../../address/index.js';
 import type { FsEntry } from '../../fs/index.js';
 import type { Platform } from '../../platform/index.js';
 import type { CliIo } from '../io.js';
-import { formatBytes, formatCount, printJson, resolveAddress, withPlatform, write } from './support.js';
+import { formatBytes, formatCountOf, printJson, resolveAddress, withPlatform, write } from './support.js';
 import { localCaller, openFs, walk } from './walk.js';
 
 export interface RecursiveListOptions {
@@ -80,10 +80,6 @@ export async function listRecursive(platform: Platform, text: string, options: R
   if (options.json === true) await write(io.stdout, first ? ']\n' : '\n]\n');
 }
 
-function plural(count: number, one: string, many: string): string {
-  return `${formatCount(count)} ${count === 1 ? one : many}`;
-}
-
 interface Usage {
   readonly address: string;
   readonly bytes: number;
@@ -147,7 +143,7 @@ export function registerListingCommands(program: Command, io: CliIo): void {
           else files += 1;
         }
         await head();
-        await write(io.stdout, `\n${plural(folders, 'folder', 'folders')}, ${plural(files, 'file', 'files')}\n`);
+        await write(io.stdout, `\n${formatCountOf(folders, 'folder', 'folders')}, ${formatCountOf(files, 'file', 'files')}\n`);
       });
     });
 
@@ -164,9 +160,9 @@ export function registerListingCommands(program: Command, io: CliIo): void {
       await withPlatform(command, io, async (platform) => {
         const usage = await usageOf(platform, text, options, io);
         if (options.json === true) return printJson(io, usage);
-        const unsized = usage.unsized === 0 ? '' : ` (${plural(usage.unsized, 'file', 'files')} of unknown size not counted)`;
+        const unsized = usage.unsized === 0 ? '' : ` (${formatCountOf(usage.unsized, 'file', 'files')} of unknown size not counted)`;
         io.stdout.write(
-          `${formatBytes(usage.bytes)} (${plural(usage.bytes, 'byte', 'bytes')}) in ${plural(usage.files, 'file', 'files')} and ${plural(usage.folders, 'folder', 'folders')}${unsized}: ${usage.address}\n`,
+          `${formatBytes(usage.bytes)} (${formatCountOf(usage.bytes, 'byte', 'bytes')}) in ${formatCountOf(usage.files, 'file', 'files')} and ${formatCountOf(usage.folders, 'folder', 'folders')}${unsized}: ${usage.address}\n`,
         );
       });
     });

@@ -4,7 +4,7 @@
  * seconds, so logs stay readable.
  */
 import type { CrawlProgress } from '../../catalog/index.js';
-import { formatBytes, formatCount, formatDuration, isTerminal } from './support.js';
+import { formatBytes, formatCount, formatCountOf, formatDuration, isTerminal } from './support.js';
 
 const BAR_WIDTH = 24;
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -20,11 +20,11 @@ export interface ProgressView {
 /** One progress line. With `bar`, a bar when the total is known, a spinner frame otherwise. */
 export function progressLine(label: string, progress: CrawlProgress, options: { readonly bar: boolean; readonly frame?: number } = { bar: false }): string {
   const parts: string[] = [];
-  const entries = progress.total === null ? `${formatCount(progress.entries)} entries` : `${formatCount(progress.entries)}/${formatCount(progress.total)} entries`;
+  const entries = progress.total === null ? formatCountOf(progress.entries, 'entry', 'entries') : `${formatCount(progress.entries)}/${formatCountOf(progress.total, 'entry', 'entries')}`;
   parts.push(entries, formatBytes(progress.bytes), `${formatCount(Math.round(progress.rate))}/s`);
   if (progress.etaMs !== null && progress.state === 'running') parts.push(`ETA ${formatDuration(progress.etaMs)}`);
   if (progress.phase === 'sweep') parts.push('removing what is gone');
-  if (progress.errors > 0) parts.push(`${formatCount(progress.errors)} errors`);
+  if (progress.errors > 0) parts.push(formatCountOf(progress.errors, 'error', 'errors'));
   if (!options.bar) return `${label}: ${parts.join(', ')}`;
   if (progress.fraction === null) return `${label} ${SPINNER[(options.frame ?? 0) % SPINNER.length]} ${parts.join(' · ')}`;
   const filled = Math.round(progress.fraction * BAR_WIDTH);

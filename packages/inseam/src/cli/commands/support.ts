@@ -195,6 +195,11 @@ export function formatCount(value: number): string {
   return (counts ??= new Intl.NumberFormat('en-US')).format(value);
 }
 
+/** (1, 'entry', 'entries') → "1 entry"; (1234, …) → "1,234 entries". */
+export function formatCountOf(count: number, one: string, many: string): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
 /** 1234567 → "1.2 MiB". */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];

@@ -20,7 +20,7 @@ import { WORKER_HOSTS_FILTERS } from '../../queue/jobs.js';
 import type { HostQueue, WorkerActivity, WorkerHosts, WorkerHostsFilter } from '../../queue/index.js';
 import { isPostgresUrl } from '../../store/postgres/url.js';
 import type { CliIo } from '../io.js';
-import { formatCount, platformOptions, stopSignals } from './support.js';
+import { formatCount, formatCountOf, platformOptions, stopSignals } from './support.js';
 
 interface WorkerOptions {
   readonly hosts?: string;
@@ -89,9 +89,9 @@ export function describeActivity(activity: WorkerActivity): string | null {
     case 'crawl-started':
       return `crawling ${activity.host} (${activity.mode}, ${activity.reason})`;
     case 'crawl-ended':
-      return `crawled ${activity.host}: ${activity.state}, ${formatCount(activity.entries)} entries (run ${activity.run})${activity.error === null ? '' : ` — ${activity.error.message} [${activity.error.code}]`}`;
+      return `crawled ${activity.host}: ${activity.state}, ${formatCountOf(activity.entries, 'entry', 'entries')} (run ${activity.run})${activity.error === null ? '' : ` — ${activity.error.message} [${activity.error.code}]`}`;
     case 'events-applied':
-      return `applied changes to ${activity.host}: ${formatCount(activity.written)} written, ${formatCount(activity.moved)} moved, ${formatCount(activity.deleted)} removed${activity.errors > 0 ? `, ${formatCount(activity.errors)} errors` : ''}`;
+      return `applied changes to ${activity.host}: ${formatCount(activity.written)} written, ${formatCount(activity.moved)} moved, ${formatCount(activity.deleted)} removed${activity.errors > 0 ? `, ${formatCountOf(activity.errors, 'error', 'errors')}` : ''}`;
     case 'forwarded':
       return `passed a job for ${activity.host} to worker ${activity.to}, which holds it`;
     case 'deferred':
