@@ -2,6 +2,7 @@
  * /v1/credentials over the real server: package credentials stored at the four scopes, each only
  * by its owner, never answered back, and resolved from the narrowest scope a call names.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEATURES } from '../platform/authorization.js';
 import { call, startApi, type Api } from './__fixtures__/api.js';
@@ -54,6 +55,8 @@ describe('/v1/credentials', () => {
     for (const value of ["ann-secret", "helper-secret", "network-secret", "deployment-secret"]) expect(listed.text).not.toContain(value);
     const password = listed.json<{ packageId: string; credential: string; stored: Record<string, boolean> }[]>().find((view) => view.packageId === MACHINE && view.credential === 'ssh-password');
     expect(password?.stored).toEqual({ user: true });
+    const machineManifest = JSON.parse(await readFile(new URL('../../../../connectors/machine/package.json', import.meta.url), 'utf8')) as { neuralis: { credentials: { id: string; description: string }[] } };
+    expect((password as { description?: string } | undefined)?.description).toBe(machineManifest.neuralis.credentials.find((declaration) => declaration.id === 'ssh-password')!.description);
     const byAdmin = (await call(api, 'GET', '/v1/credentials?network=home', { token: api.admin })).json<{ credential: string; stored: Record<string, boolean> }[]>();
     // The admin token is ann's too: her own scope is hers whichever token she uses.
     expect(byAdmin.find((view) => view.credential === 'ssh-password')?.stored).toEqual({ deployment: true, network: true, user: true });

@@ -30,6 +30,8 @@ export interface PackageSecretView {
   readonly packageId: string;
   readonly credential: string;
   readonly label: string;
+  /** The manifest's words for what the credential is for; absent when it gives none. */
+  readonly description?: string;
   readonly fields: readonly { readonly name: string; readonly label: string; readonly secret: boolean }[];
   /** Which of the scopes the asker may manage hold a value (never the value). */
   readonly stored: Partial<Record<SecretScope, boolean>>;
@@ -73,6 +75,7 @@ export class PackageSecrets {
           packageId: loaded.packageId,
           credential: declaration.id,
           label: declaration.label,
+          ...(declaration.description === undefined ? {} : { description: declaration.description }),
           fields: (declaration.fields ?? [{ name: 'value', label: declaration.label, secret: true }]).map((field) => ({ name: field.name, label: field.label, secret: field.secret !== false })),
           stored: Object.fromEntries(scopes.map((scope) => [scope, held.get(scope)!.has(id)])),
         });

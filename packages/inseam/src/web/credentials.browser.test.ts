@@ -82,6 +82,8 @@ describe('the Credentials view', () => {
     // ann's session has every feature: the deployment's, the network's and her own scope; no agent's.
     expect(await page.locator('.credentials-table thead th[data-scope]').allTextContents()).toEqual(['Deployment', 'Network home', 'Yours (ann)']);
     expect(await row.locator('[data-cell="fields"]').textContent()).toBe('Password');
+    // What it is for, in the manifest's words, under its label.
+    expect(await row.locator('.credential-description').textContent()).toMatch(/^The passw/);
     expect(await storedOf(page, MACHINE, 'ssh-password')).toEqual({ deployment: false, network: false, user: false });
 
     const form = page.locator('form[data-form="set-credential"]');

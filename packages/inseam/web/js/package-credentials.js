@@ -94,7 +94,7 @@ export function packageCredentialsView(ctx) {
       'tr',
       { 'data-package': view.packageId, 'data-credential': view.credential },
       h('td', { 'data-cell': 'package', class: 'mono', text: view.packageId }),
-      h('td', { 'data-cell': 'credential' }, h('span', { text: view.label }), h('span', { class: 'muted small mono credential-id', text: view.credential })),
+      h('td', { 'data-cell': 'credential' }, h('span', { text: view.label }), h('span', { class: 'muted small mono credential-id', text: view.credential }), view.description === undefined ? null : h('p', { class: 'muted small credential-description', text: view.description })),
       h('td', { 'data-cell': 'fields' }, view.fields.map((field) => chip(field.label, 'neutral', { 'data-field': field.name }))),
       scopes.map((scope) => storedCell(view, scope)),
     );

@@ -30,6 +30,7 @@ const credentialView = {
     packageId: { type: 'string' },
     credential: { type: 'string' },
     label: { type: 'string' },
+    description: { type: 'string', description: "The manifest's words for what it is for, when it gives any." },
     fields: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, label: { type: 'string' }, secret: { type: 'boolean' } }, required: ['name', 'label', 'secret'] } },
     stored: { type: 'object', properties: { deployment: { type: 'boolean' }, network: { type: 'boolean' }, user: { type: 'boolean' }, agent: { type: 'boolean' } } },
   },
