@@ -205,9 +205,21 @@ describe('installed packages', () => {
 
     // The next start scans every network's drops again.
     const next = await start();
-    expect((await next.packages.list()).find((entry) => entry.packageId === 'home.notes-drop')).toMatchObject({ network: 'home', state: 'loaded' });
+    const atStart = await next.packages.list();
+    expect(atStart.find((entry) => entry.packageId === 'home.notes-drop')).toMatchObject({ network: 'home', state: 'loaded' });
+    // A drop failing at start is listed with why, not left out in silence.
+    expect(atStart.find((entry) => entry.packageId === 'kind-drop')).toMatchObject({
+      network: 'home',
+      state: 'failed',
+      trust: 'untrusted',
+      kinds: [],
+      folder: join(next.paths.networkRoot('home'), '_packages', 'kind-drop'),
+      error: { code: 'manifest_invalid' },
+    });
     await rm(drop, { recursive: true });
-    expect(await next.packages.rescan('home')).toMatchObject({ removed: ['home.notes-drop'] });
-    expect((await next.packages.list()).some((entry) => entry.packageId === 'home.notes-drop')).toBe(false);
+    await rm(join(next.paths.networkRoot('home'), '_packages', 'kind-drop'), { recursive: true });
+    expect(await next.packages.rescan('home')).toMatchObject({ removed: ['home.notes-drop'], failed: [] });
+    const after = await next.packages.list();
+    expect(after.some((entry) => entry.packageId === 'home.notes-drop' || entry.packageId === 'kind-drop')).toBe(false);
   });
 });

@@ -11,7 +11,7 @@
  * instance they started on; hosts of a dropped kind become orphans (`orphan_source`).
  */
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import {
   InvalidArgumentError,
   NotFoundError,
@@ -22,12 +22,16 @@ import {
 import type { LoadedPackage, PackageLoader } from '@neuralis/package-system/loader';
 import type { InstalledPackageRecord, PackageStore } from '../store/index.js';
 
+/** The folder of a network's project root that holds its drops. */
+const PACKAGES_FOLDER = '_packages';
+
 /** The trusts a person may give an installed package; `first-party` is the platform's own packages. */
 export const INSTALL_TRUSTS = ['trusted', 'untrusted', 'sandboxed'] as const;
 export type InstallTrust = (typeof INSTALL_TRUSTS)[number];
 
 /** One package as the surfaces show it. */
 export interface PackageView {
+  /** For a `_packages/` drop that never loaded: its folder's name (`_packages` when the folder itself could not be read). */
   readonly packageId: string;
   readonly version?: string;
   readonly trust: PackageTrust;
@@ -85,6 +89,8 @@ export class InstalledPackages {
   /** package id → the package.json text it was last loaded (or tried) from. */
   readonly #loadedText = new Map<string, string>();
   readonly #failures = new Map<string, { code: string; message: string }>();
+  /** network → the drops its last `_packages/` scan could not load (at start or by a rescan). */
+  readonly #dropFailures = new Map<string, DropScan['failed']>();
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: InstalledPackagesOptions) {
@@ -99,7 +105,19 @@ export class InstalledPackages {
     for (const record of await this.#o.store.list()) {
       views.push(view(this.#o.loader.getPackage(record.packageId), record, false, this.#failures.get(record.packageId)));
     }
-    for (const drop of loaded.filter((entry) => entry.projectId !== undefined)) views.push({ ...view(drop, undefined, false, undefined), folder: drop.root, network: drop.projectId! });
+    const drops = loaded.filter((entry) => entry.projectId !== undefined);
+    for (const drop of drops) {
+      const failed = this.#dropFailures.get(drop.projectId!)?.find((item) => item.drop === basename(drop.root));
+      views.push({ ...view(drop, undefined, false, failed === undefined ? undefined : { code: failed.code, message: failed.message }), folder: drop.root, network: drop.projectId! });
+    }
+    // A drop that never loaded has no package to list, only its folder and why.
+    for (const [network, failed] of this.#dropFailures) {
+      for (const item of failed) {
+        if (drops.some((drop) => drop.projectId === network && basename(drop.root) === item.drop)) continue;
+        const folder = item.drop === PACKAGES_FOLDER ? join(this.#o.projectRoot(network), PACKAGES_FOLDER) : join(this.#o.projectRoot(network), PACKAGES_FOLDER, item.drop);
+        views.push({ packageId: item.drop, trust: 'untrusted', builtin: false, state: 'failed', kinds: [], folder, network, error: { code: item.code, message: item.message } });
+      }
+    }
     return views.sort((a, b) => (a.builtin === b.builtin ? (a.packageId < b.packageId ? -1 : 1) : a.builtin ? -1 : 1));
   }
 
@@ -168,7 +186,9 @@ export class InstalledPackages {
   loadInstalled(): Promise<void> {
     return this.#exclusive(async () => {
       for (const record of await this.#o.store.list()) await this.#loadRecord(record, true);
-      for (const network of await this.#o.networks()) await this.#scan(network).catch(() => undefined);
+      for (const network of await this.#o.networks()) {
+        await this.#scan(network).catch((error: unknown) => this.#dropFailures.set(network, [{ drop: PACKAGES_FOLDER, ...failure(error) }]));
+      }
     });
   }
 
@@ -185,13 +205,10 @@ export class InstalledPackages {
 
   async #scan(network: string): Promise<DropScan> {
     const result = await this.#o.loader.scanProjectPackages(this.#o.projectRoot(network), { projectId: network });
-    return {
-      network,
-      loaded: result.loaded.map((swap) => swap.package.packageId),
-      unchanged: result.unchanged,
-      removed: result.removed,
-      failed: result.failed.map(({ drop, error }) => ({ drop, ...failure(error) })),
-    };
+    const failed = result.failed.map(({ drop, error }) => ({ drop, ...failure(error) }));
+    if (failed.length === 0) this.#dropFailures.delete(network);
+    else this.#dropFailures.set(network, failed);
+    return { network, loaded: result.loaded.map((swap) => swap.package.packageId), unchanged: result.unchanged, removed: result.removed, failed };
   }
 
   /** One pass of the package-swap loop (see the module comment). Failures are kept per package, never thrown. */

@@ -8,7 +8,7 @@
  * The child runs the TypeScript sources through the crawl tests' module hooks (no build needed).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
+import { writeSourcePackage } from '../../platform/__fixtures__/source-package.js';
 import { localUser } from './token.js';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -246,7 +247,13 @@ describe('inseam up', () => {
   }, 120_000);
 
   it('sees the same hosts and token after a restart, prints no token, and a fresh sign-in link; `inseam signin` makes more', async () => {
+    // A drop that cannot load is named at start, with why, and does not stop the rest.
+    const drop = join(dataDir, 'networks', 'home', '_packages', 'kind-drop');
+    await writeSourcePackage(drop, { id: 'home.kind-drop', version: '1.0.0', kinds: ['sneaky'], text: 'x' });
     const up = await startUp(dataDir);
+    await rm(drop, { recursive: true });
+    expect(up.stderr()).toMatch(/^inseam: network home's drop kind-drop could not be loaded: .+ \[manifest_invalid\]; `inseam package ls` lists it\.$/m);
+    expect(up.stderr()).not.toContain(drop);
     expect(up.stdout()).not.toMatch(TOKEN_SHAPE);
     expect(up.stdout()).toContain(`Admin token: in ${join(dataDir, 'admin.token')}.`);
     expect(up.stdout()).not.toContain('#token=');

@@ -272,6 +272,12 @@ export function registerUpCommand(program: Command, io: CliIo): void {
         const connectors = new ConnectorLifecycle(platform);
         const restored = await connectors.restore();
         for (const failure of restored.failed) io.stderr.write(`inseam: connector ${failure.sha.slice(0, 12)} could not be registered again: ${failure.message} [${failure.code}]\n`);
+        for (const pkg of await platform.packages.list()) {
+          if (pkg.error === undefined) continue;
+          const what = pkg.network === undefined ? `package ${pkg.packageId}` : `network ${pkg.network}'s drop ${pkg.packageId}`;
+          const serving = pkg.state === 'loaded' ? '; its earlier version is serving' : '';
+          io.stderr.write(`inseam: ${what} could not be loaded: ${pkg.error.message} [${pkg.error.code}]${serving}; \`inseam package ls\` lists it.\n`);
+        }
         const app = await createServer({
           platform,
           tokens,
