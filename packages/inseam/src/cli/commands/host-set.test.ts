@@ -65,8 +65,11 @@ describe('inseam host add and set', () => {
     await writeFile(join(files, 'c', 'four.md'), 'four');
     const changed = await run('host', 'set', 'home/notes', '--config', JSON.stringify({ root: join(files, 'c') }));
     expect(changed.code, changed.stderr).toBe(0);
-    expect(changed.stdout).toBe('Changed host inseam://home/notes/.\nSynced: 1 entries, 0 removed.\n');
+    expect(changed.stdout).toBe('Changed host inseam://home/notes/.\nSynced: 1 entry, 0 removed.\n');
     const shown = await run('host', 'show', 'home/notes');
+    // What the catalog holds for it now: the one file of four bytes.
+    expect(shown.stdout).toMatch(/^catalog: +1 entry, 4 B$/m);
+    expect((await show())['catalog']).toEqual({ entries: 1, bytes: 4 });
     expect(shown.stdout).toMatch(/last syncs:\nSTARTED +TOOK +MODE +STATE +ADDED ~CHANGED -REMOVED +ERRORS\n\d{4}-\S+ +\d+\.\ds +full +completed +\+1 ~0 -0/);
     expect((await show())['syncs']).toEqual([expect.objectContaining({ mode: 'full', state: 'completed', added: 1, entries: 1 })]);
     expect((await run('ls', 'inseam://home/notes/')).stdout).toContain('four.md');

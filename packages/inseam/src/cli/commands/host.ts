@@ -20,12 +20,12 @@ import { InvalidArgumentError, PreconditionFailedError, type OwnershipScope, typ
 import type { Scope } from '@inseam/connector';
 import type { WritesOutcome } from '../../connectors/index.js';
 import type { AddHostInput, HostChange, HostView } from '../../network/index.js';
-import type { SyncRecord } from '../../store/index.js';
+import type { CatalogSize, SyncRecord } from '../../store/index.js';
 import type { CliIo } from '../io.js';
 import { describeLastSync, describePermissions, describeSync, effectiveHost, type EffectiveHost } from './host-effective.js';
 import { unknownKind } from './kind-suggestion.js';
 import { localUser } from './token.js';
-import { collect, defaultNetwork, formatCount, formatCountOf, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
+import { collect, defaultNetwork, formatBytes, formatCount, formatCountOf, formatTable, parseHostArgument, printJson, readCredentials, readJsonArgument, readJsonObject, withPlatform } from './support.js';
 
 interface AddOptions {
   readonly kind?: string;
@@ -133,7 +133,7 @@ export function describeSyncs(syncs: readonly SyncRecord[]): string {
   return `last syncs:\n${formatTable([['STARTED', 'TOOK', 'MODE', 'STATE', 'ADDED ~CHANGED -REMOVED', 'ERRORS'], ...rows])}`;
 }
 
-function describeHost(host: HostView, effective: EffectiveHost): string {
+function describeHost(host: HostView, effective: EffectiveHost, catalog: CatalogSize): string {
   const lines: [string, string][] = [
     ['address', host.address],
     ['kind', host.kindRegistered ? host.kind : `${host.kind} (not registered: its package is not installed)`],
@@ -145,6 +145,7 @@ function describeHost(host: HostView, effective: EffectiveHost): string {
     ['scope', host.scope === null ? '(the kind\'s default)' : JSON.stringify(host.scope)],
     ['sync', describeSync(effective.sync)],
     ['last sync', describeLastSync(effective.lastSync)],
+    ['catalog', `${formatCountOf(catalog.entries, 'entry', 'entries')}, ${formatBytes(catalog.bytes)}`],
     ['permissions', describePermissions(effective.permissions)],
   ];
   if (host.privateOrigins.length > 0) lines.push(['private origins', host.privateOrigins.join(', ')]);
@@ -228,8 +229,9 @@ export function registerHostCommand(program: Command, io: CliIo): void {
         const record = await platform.networks.hostRecord(ref);
         const syncs = await platform.store.syncHistory.list(record.id, 5);
         const effective = await effectiveHost(platform, record, syncs);
-        if (options.json === true) return printJson(io, { ...shown, syncs, effective });
-        io.stdout.write(describeHost(shown, effective));
+        const catalog = await platform.store.catalog.catalogSize(record.id);
+        if (options.json === true) return printJson(io, { ...shown, catalog, syncs, effective });
+        io.stdout.write(describeHost(shown, effective, catalog));
         io.stdout.write(describeSyncs(syncs));
       });
     });
