@@ -17,7 +17,7 @@ class EtagHost extends MemoryHost {
 }
 
 async function setUp(host: MemoryHost) {
-  const store = await SqliteStore.open({ path: ':memory:' });
+  const store = SqliteStore.open({ path: ':memory:' });
   await store.networks.create({ slug: 'home' });
   const hostId = (await store.hosts.create('home', { slug: 'mem', kind: 'memory' })).id;
   const crawler = new Crawler({ store: store.catalog, batchSize: 2 });
