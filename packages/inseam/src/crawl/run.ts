@@ -11,7 +11,9 @@
  *
  * An incremental run of a host with a names-only listing first diffs it against the catalog
  * (diff.ts): deletions, new names and moves, which its `since` listing cannot show. A run resumed
- * before its first listing checkpoint diffs again (nothing it applied differs any more).
+ * before its first listing checkpoint diffs again (nothing it applied differs any more). When the
+ * names carry etags (the imap kind's), the diff also stores what changed under an unchanged name,
+ * so it has seen every change and the `since` listing is skipped.
  *
  * When listing ends, the phase becomes `sweep` in that same commit. A full run then removes what
  * it did not see (mark and sweep on `seen_run`); an incremental run only finishes.
