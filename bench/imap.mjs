@@ -9,7 +9,7 @@
 //    changes are made, and then the tool's next sync is timed; afterwards the run counts how many
 //    of the 10 its copy shows.
 //
-//   node bench/imap.mjs [--rounds N] [--count N]
+//   node bench/imap.mjs [--rounds N] [--count N] [--only first|changes]
 //
 // The messages are written as Maildir files straight into Dovecot's mail location (owned by
 // `nobody`, as the fixture's users are), which takes a second rather than 10,000 APPENDs. Peak
@@ -374,6 +374,9 @@ async function section(label, cases, rounds, describeWork) {
 async function main(argv) {
   const rounds = roundsFromArgv(argv, 3);
   const count = wholeNumberOption(argv, '--count', 10_000);
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt < 0 ? undefined : argv[onlyAt + 1];
+  if (only !== undefined && only !== 'first' && only !== 'changes') throw new Error('--only takes first or changes');
   if (spawnSync('mbsync', ['--version']).status !== 0) throw new Error("mbsync is not installed: install Debian's isync.");
   ensureBuiltEntries('packages/inseam', ['platform/index.js']);
   const machine = machineFacts();
@@ -395,13 +398,13 @@ async function main(argv) {
     const args = [String(dovecot.port), dovecot.caPath];
     const extrasFile = (id) => join(root, 'extras', `${id}.jsonl`);
     const withExtras = (name, id, place, options = {}) => ({ ...nodeCase(name, script, id, [...args, join(root, place), extrasFile(id)], options), extrasFile: extrasFile(id) });
-    results.first = await section(
+    if (only !== 'changes') results.first = await section(
       `first sync, ${format.count(count)} messages`,
       [withExtras('inseam platform.sync(): imap host → SQLite catalog', 'inseam-first', 'inseam-first'), withExtras('mbsync -a → Maildir', 'mbsync-first', 'mbsync-first')],
       rounds,
       (run) => `${format.count(run.messages)} messages${run.run === undefined ? '' : `; ${format.count(run.run.counters.indexed)} read, mode ${run.run.mode}`}`,
     );
-    results.changes = await section(
+    if (only !== 'first') results.changes = await section(
       `sync after 10 changes (4 added, 2 seen, 2 flagged, 1 deleted, 1 moved), ${format.count(count)} messages`,
       [withExtras('inseam platform.sync() after 10 changes', 'inseam-changes', 'inseam-changes'), withExtras('mbsync -a after 10 changes', 'mbsync-changes', 'mbsync-changes')],
       rounds,

@@ -26,7 +26,7 @@ import type { SpooledBody } from './body.js';
 import type { RemoteBucketConfig } from './config.js';
 import { compareKeys, isAddressableKey } from './keys.js';
 import { mimeFromKey } from './mime.js';
-import { Reachability } from './reachability.js';
+import { Reachability } from '@inseam/connector/reachability';
 import { errorFromEgressFailure, errorFromResponse, mapS3Error, missingBucket } from './s3-errors.js';
 import type { MappedError, S3ErrorContext } from './s3-errors.js';
 import { childElements, childText, parseXml } from './s3-xml.js';

@@ -189,7 +189,10 @@ export function attachmentEntries(facts: MessageFacts, mailbox: MailboxInfo): En
   return facts.attachments.map((part) => ({
     path: attachmentPath(facts.ref, mailbox.delimiter, part.index, part.filename),
     mtime: facts.internalDate,
-    etag: `"${facts.ref.uidValidity}.${facts.ref.uid}.${part.index}"`,
+    // The attachment's entry carries the message's flags (extra), so its etag moves with them as
+    // the message's does; its bytes are named by nativeHash, so a flag change reads nothing again.
+    etag: `"${facts.ref.uidValidity}.${facts.ref.uid}.${part.index}.${messageEtag(facts).slice(1, -1).split('.').slice(2).join('.')}"`,
+    nativeHash: `imap:${facts.ref.uidValidity}.${facts.ref.uid}.${part.index}.${createHash('sha256').update(facts.ref.mailbox).digest('hex').slice(0, 16)}`,
     mime: part.type,
     ...(facts.emailId === null ? {} : { nativeId: `emailid:${facts.emailId}/${part.index}` }),
     envelope: facts.envelope,

@@ -6,6 +6,9 @@
  *   (a day-granular SEARCH SINCE, then each candidate's INTERNALDATE). `order: "newest"`
  *   merges the mailboxes by arrival date, each taken by descending UID.
  * - Each message is followed by its attachments on the same page.
+ * - names: every path with its etag, asking the server only what changed since this process's
+ *   last call (CHANGEDSINCE MODSEQ, VANISHED; names.ts), so an incremental sync diffs those
+ *   against the catalog instead of rescanning.
  * - stat/read answer for messages and attachments; a mailbox is a folder, not an object.
  * - watch, write, delete, setFlags and move: watch.ts and writes.ts.
  */
@@ -24,6 +27,7 @@ import { mailboxPath, mailboxSegments, parseHostPath, shadowedMailboxSegment } f
 import type { ImapPath, MessageRef } from './paths.js';
 import { notFound } from './not-found.js';
 import type { ImapSession, MailboxInfo } from './session.js';
+import { NamesListing } from './names.js';
 import { ImapWatch } from './watch.js';
 import { ImapWrites } from './writes.js';
 import type { FlagChange } from './writes.js';
@@ -44,6 +48,8 @@ export class ImapHost implements Connector {
   readonly #pageSize: number;
   readonly #writes: ImapWrites;
   readonly #watch: ImapWatch;
+  /** The names listing's per-mailbox MODSEQ state (names.ts); its counters say what it asked. */
+  readonly namesListing: NamesListing;
 
   constructor(session: ImapSession, options: ImapHostOptions = {}) {
     this.session = session;
@@ -52,6 +58,7 @@ export class ImapHost implements Connector {
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.#watch = new ImapWatch(session, { pollMs: options.pollMs ?? 30_000 });
     this.#writes = new ImapWrites(session, (event) => this.#watch.local(event));
+    this.namesListing = new NamesListing(session);
   }
 
   describe(): Description {
@@ -75,6 +82,11 @@ export class ImapHost implements Connector {
     const page = opts.order === 'newest' ? await this.#listNewest(boxes, cursor as NewestCursor | undefined, since) : await this.#listForward(boxes, cursor, since);
     const prefix = opts.prefix;
     return { entries: prefix === undefined ? page.entries : page.entries.filter((entry) => entry.path.startsWith(prefix)), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
+  }
+
+  /** Every path list() returns, in ascending order, with its etag, in one page (the crawler's names diff). */
+  async names(_options: { readonly cursor?: string } = {}): Promise<{ paths: string[]; etags: (string | null)[] }> {
+    return this.namesListing.names(await this.#boxes(undefined));
   }
 
   async #listForward(boxes: readonly MailboxInfo[], cursor: ListCursor | undefined, since: Date | undefined): Promise<HostListPage> {

@@ -9,7 +9,12 @@
  *   decides, single-flight) and the login tried once more.
  * - Mailbox work runs under imapflow's mailbox lock, so operations on one connection never see
  *   another's selected mailbox.
- * - Every outcome is reported to the reachability flag probeConnection answers from.
+ * - What the server said of itself is kept for the connection's life: its capabilities and
+ *   namespace (imapflow asks them once, at login), and the mailbox list (LIST, at most half a
+ *   minute old, for mailboxes other clients create). A new connection forgets the list, so a
+ *   reconnect (perhaps to another backend behind the same name) asks again.
+ * - Every outcome is reported to the reachability flag (`@inseam/connector/reachability`, the
+ *   bucket kind's too) probeConnection answers from.
  */
 import { ImapFlow } from 'imapflow';
 import type { ListResponse, MailboxObject } from 'imapflow';
@@ -17,8 +22,8 @@ import { PermissionDeniedError, TimeoutError, UnavailableError, isConnectorError
 import type { ImapConfig } from './config.js';
 import type { MessageFacts } from './entries.js';
 import { FactsCache } from './facts-cache.js';
+import { Reachability } from '@inseam/connector/reachability';
 import { SPECIAL_USES, type MailboxInfo, type SpecialUse } from './mailbox.js';
-import { Reachability } from './reachability.js';
 
 export interface ImapLogin {
   readonly user: string;
@@ -66,7 +71,10 @@ export class ImapSession {
   readonly #credentials: ImapCredentialSource;
   #client: ImapFlow | undefined;
   #connecting: Promise<ImapFlow> | undefined;
-  #mailboxes: { readonly at: number; readonly list: readonly MailboxInfo[] } | undefined;
+  /** The mailbox list, and the connection that answered it (a list is a fact of one connection). */
+  #mailboxes: { readonly at: number; readonly client: ImapFlow; readonly list: readonly MailboxInfo[] } | undefined;
+  /** LIST commands sent (tests read it to tell a cached answer from a new one). */
+  listCommands = 0;
   #closed = false;
   /** Called with each new connection, so watchers can tell a reconnect. */
   onConnect: ((client: ImapFlow) => void) | undefined;
@@ -130,6 +138,7 @@ export class ImapSession {
       .then(
         (client) => {
           this.#client = client;
+          this.#mailboxes = undefined;
           client.on('close', () => {
             if (this.#client === client) this.#client = undefined;
           });
@@ -162,11 +171,12 @@ export class ImapSession {
 
   /** Selectable mailboxes with their special use, sorted by name; cached for half a minute. */
   async mailboxes(fresh = false): Promise<readonly MailboxInfo[]> {
-    const cached = this.#mailboxes;
-    if (!fresh && cached !== undefined && Date.now() - cached.at < MAILBOX_CACHE_MS) return cached.list;
     const client = await this.client();
+    const cached = this.#mailboxes;
+    if (!fresh && cached !== undefined && cached.client === client && Date.now() - cached.at < MAILBOX_CACHE_MS) return cached.list;
     let listed: ListResponse[];
     try {
+      this.listCommands += 1;
       listed = await client.list();
     } catch (error) {
       throw this.#failed(error, 'listing mailboxes');
@@ -177,7 +187,7 @@ export class ImapSession {
       .filter((box) => wanted.length === 0 || wanted.includes(box.path))
       .map((box): MailboxInfo => ({ name: box.path, delimiter: box.delimiter ?? '/', specialUse: specialUseOf(box) }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.#mailboxes = { at: Date.now(), list };
+    this.#mailboxes = { at: Date.now(), client, list };
     return list;
   }
 

@@ -16,9 +16,14 @@
  *   for their other half up to 10 batches (`batchSize` changes each) before they are applied
  *   alone, so a move is recognised when its two names lie within that many changes of each other.
  *
+ * - a path on both sides whose etag the host states (names() with `etags`) and the catalog holds
+ *   under another etag changed (a mail's flags, say): stat'ed and stored again, or removed when
+ *   the scope now leaves it out. A host that states etags for every path has then shown every
+ *   change, and the run skips its `since` listing.
+ *
  * A scope with counted limits (`maxEntries`, `maxBytes`, `window.last: N`) decides what is kept
  * by a tally over a whole listing, so there the diff only removes: new names (and the new side of
- * a move) wait for the next full rescan.
+ * a move) and changed entries wait for the next full rescan.
  *
  * Each batch is one commit, with its counts on the run. The diff keeps no position: a run paused
  * or killed in it diffs again from the start when resumed, which repeats no change (what it
@@ -31,6 +36,9 @@ import { compileScope, type CompiledScope } from '../scope/index.js';
 import type { BatchOutcome, CatalogStore, EntryRecord } from '../store/index.js';
 import type { EntryPreparer, WriteItem } from './prepare.js';
 import type { HostNames } from './target.js';
+
+/** How a diff ended: paused (it resumes from the start), done, or done having seen every change (etags on every name). */
+export type DiffEnd = 'paused' | 'done' | 'complete';
 
 export interface DiffParts {
   readonly store: CatalogStore;
@@ -56,41 +64,46 @@ export interface DiffParts {
 
 const CATALOG_PAGE = 1000;
 
-/** Runs the diff to the end (true) or until a pause is asked for (false). */
-export async function diffNames(parts: DiffParts): Promise<boolean> {
+/** Runs the diff to the end or until a pause is asked for. */
+export async function diffNames(parts: DiffParts): Promise<DiffEnd> {
   const pathSkipped = pathRuleSkipper(parts.scope.scope, parts.description);
   // Counted limits are a tally over a whole listing: an entry cannot be added outside one.
   const { limits, window } = parts.scope;
   const adds = limits.maxEntries === undefined && limits.maxBytes === undefined && window.count === undefined;
-  const host = hostPaths(parts.names, parts.hostFailed);
+  const listing = { everyEtag: true };
+  const host = hostPaths(parts.names, parts.hostFailed, listing);
   const catalog = catalogEntries(parts.store, parts.hostId);
   const held = new Held(parts);
   let fresh: string[] = [];
   let gone: EntryRecord[] = [];
+  let changed: EntryRecord[] = [];
   let h = await host.next();
   let c = await catalog.next();
   while (!h.done || !c.done) {
-    if (!c.done && (h.done || c.value.path < h.value)) {
+    if (!c.done && (h.done || c.value.path < h.value.path)) {
       gone.push(c.value);
       c = await catalog.next();
-    } else if (c.done || h.value < c.value.path) {
-      if (adds && !parts.excluded(h.value) && !pathSkipped(h.value)) fresh.push(h.value);
+    } else if (c.done || h.value.path < c.value.path) {
+      if (adds && !parts.excluded(h.value.path) && !pathSkipped(h.value.path)) fresh.push(h.value.path);
       h = await host.next();
     } else {
+      if (adds && h.value.etag !== undefined && h.value.etag !== c.value.etag) changed.push(c.value);
       h = await host.next();
       c = await catalog.next();
     }
-    if (fresh.length + gone.length >= parts.batchSize) {
-      if (parts.paused()) return false;
-      await held.add(fresh, gone);
+    if (fresh.length + gone.length + changed.length >= parts.batchSize) {
+      if (parts.paused()) return 'paused';
+      await held.add(fresh, gone, changed);
       fresh = [];
       gone = [];
+      changed = [];
     }
   }
-  if (parts.paused()) return false;
-  await held.add(fresh, gone);
+  if (parts.paused()) return 'paused';
+  await held.add(fresh, gone, changed);
   await held.flush();
-  return true;
+  // Under counted limits changes wait for a rescan, so the `since` listing still runs.
+  return listing.everyEtag && adds ? 'complete' : 'done';
 }
 
 /**
@@ -108,7 +121,7 @@ class Held {
     this.#p = parts;
   }
 
-  async add(freshPaths: readonly string[], goneEntries: readonly EntryRecord[]): Promise<void> {
+  async add(freshPaths: readonly string[], goneEntries: readonly EntryRecord[], changedEntries: readonly EntryRecord[] = []): Promise<void> {
     const p = this.#p;
     const stat = async (path: string): Promise<Entry | null | 'failed'> => {
       try {
@@ -118,14 +131,34 @@ class Held {
         return 'failed';
       }
     };
-    const [freshStats, goneStats] = await Promise.all([
+    const [freshStats, goneStats, changedStats] = await Promise.all([
       mapPool(freshPaths, p.statConcurrency, stat),
       mapPool(
         goneEntries.map((entry) => entry.path),
         p.statConcurrency,
         stat,
       ),
+      mapPool(
+        changedEntries.map((entry) => entry.path),
+        p.statConcurrency,
+        stat,
+      ),
     ]);
+    // A changed entry is stored again at once (it is no half of a move), or removed when the
+    // scope now leaves it out or it went away since the names were listed.
+    const updates: WriteItem[] = [];
+    const removals: string[] = [];
+    changedEntries.forEach((entry, index) => {
+      const found = changedStats[index];
+      if (found === 'failed' || (found !== null && found !== undefined && entryProblem(found) !== undefined)) this.#errors += 1;
+      else if (found === null || found === undefined) removals.push(entry.path);
+      else {
+        const decision = p.scope.decide(found);
+        if (decision === 'skip') removals.push(entry.path);
+        else updates.push({ entry: found, decision });
+      }
+    });
+    if (updates.length > 0 || removals.length > 0) await this.#commit(updates, removals);
     for (const found of freshStats) {
       if (found === null) continue;
       if (found === 'failed' || entryProblem(found) !== undefined) {
@@ -183,7 +216,8 @@ class Held {
 
 const HOLD_BATCHES = 10;
 
-async function* hostPaths(names: HostNames, failed: (error: unknown) => Error): AsyncGenerator<string> {
+/** The host's names with their etags (undefined where the page states none; `listing.everyEtag` is cleared then). */
+async function* hostPaths(names: HostNames, failed: (error: unknown) => Error, listing: { everyEtag: boolean }): AsyncGenerator<{ readonly path: string; readonly etag: string | null | undefined }> {
   let cursor: string | undefined;
   let previous: string | undefined;
   for (;;) {
@@ -193,16 +227,19 @@ async function* hostPaths(names: HostNames, failed: (error: unknown) => Error): 
     } catch (error) {
       throw failed(error);
     }
-    if (typeof page !== 'object' || page === null || !Array.isArray(page.paths)) {
-      throw failed(new ConnectorFailedError('names() did not return { paths: [...] }.', { details: { reason: 'names_malformed' } }));
+    if (typeof page !== 'object' || page === null || !Array.isArray(page.paths) || (page.etags !== undefined && (!Array.isArray(page.etags) || page.etags.length !== page.paths.length))) {
+      throw failed(new ConnectorFailedError('names() did not return { paths: [...] } (with etags, if any, one a path).', { details: { reason: 'names_malformed' } }));
     }
-    for (const path of page.paths) {
+    const etags = page.etags;
+    if (etags === undefined) listing.everyEtag = false;
+    for (const [index, path] of page.paths.entries()) {
       // Out of order would make the merge call present paths gone: refuse rather than guess.
       if (typeof path !== 'string' || (previous !== undefined && path <= previous)) {
         throw failed(new ConnectorFailedError('names() returned paths out of ascending order.', { details: { reason: 'names_unordered' } }));
       }
       previous = path;
-      yield path;
+      const etag = etags?.[index];
+      yield { path, etag: etags === undefined ? undefined : typeof etag === 'string' ? etag : null };
     }
     if (page.cursor === undefined || page.cursor === cursor) return;
     cursor = page.cursor;

@@ -11,7 +11,9 @@
  *
  * An incremental run of a host with a names-only listing first diffs it against the catalog
  * (diff.ts): deletions, new names and moves, which its `since` listing cannot show. A run resumed
- * before its first listing checkpoint diffs again (nothing it applied differs any more).
+ * before its first listing checkpoint diffs again (nothing it applied differs any more). When the
+ * names carry etags (the imap kind's), the diff also stores what changed under an unchanged name,
+ * so it has seen every change and the `since` listing is skipped.
  *
  * When listing ends, the phase becomes `sweep` in that same commit. A full run then removes what
  * it did not see (mark and sweep on `seen_run`); an incremental run only finishes.
@@ -30,7 +32,7 @@ import type { ResolvedCrawlerOptions } from './options.js';
 import type { CrawlHandle } from './handle.js';
 import type { Ordering } from './ordering.js';
 import type { EntryPreparer, Prepared, WriteItem } from './prepare.js';
-import { diffNames } from './diff.js';
+import { diffNames, type DiffEnd } from './diff.js';
 import { ResumableTally } from './tally.js';
 import { hostNames, type CrawlTarget } from './target.js';
 
@@ -130,7 +132,12 @@ export class RunSession {
       this.#p.handle.report(progressOf(this.#run));
       // The diff goes first: a name it adds or moves is then listed unchanged, where the other
       // order would add a renamed entry listed by `since` before the diff could see it moved.
-      if (this.#run.mode === 'incremental' && this.#run.phase === 'list' && this.#run.cursor === null && !(await this.#diff())) return await this.#end({ state: 'paused' });
+      if (this.#run.mode === 'incremental' && this.#run.phase === 'list' && this.#run.cursor === null) {
+        const diffed = await this.#diff();
+        if (diffed === 'paused') return await this.#end({ state: 'paused' });
+        // Names with etags showed every change: a `since` listing would only list again what they did.
+        if (diffed === 'complete') await this.#commit(Object.assign(new Pending(), { cursor: null }), 'sweep');
+      }
       if (this.#run.phase === 'list' && !(await this.#list())) return await this.#end({ state: 'paused' });
       if (this.#run.mode === 'full' && !(await this.#sweep())) return await this.#end({ state: 'paused' });
       return await this.#end({ state: 'completed' });
@@ -311,11 +318,11 @@ export class RunSession {
     }
   }
 
-  /** The names diff of an incremental run (true when done, or when the host has no names listing). */
-  async #diff(): Promise<boolean> {
+  /** The names diff of an incremental run ('done' when the host has no names listing). */
+  async #diff(): Promise<DiffEnd> {
     const { target, options } = this.#p;
     const names = hostNames(target.connector);
-    if (names === undefined) return true;
+    if (names === undefined) return 'done';
     return diffNames({
       store: this.#store,
       hostId: this.#p.hostId,

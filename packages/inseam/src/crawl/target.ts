@@ -26,7 +26,19 @@ export interface CrawlTarget {
  * against the catalog to find deletions and renames (diff.ts).
  */
 export interface HostNames {
-  names(options: { readonly cursor?: string }): Promise<{ readonly paths: readonly string[]; readonly cursor?: string }>;
+  names(options: { readonly cursor?: string }): Promise<HostNamesPage>;
+}
+
+/**
+ * A page of names. `etags`, when given, is each path's current etag (the same as its entry's,
+ * null where it has none): a path the catalog holds under another etag changed, and is stat'ed
+ * and stored again. A host whose every page carries etags has stated every change there is, so
+ * the incremental run skips its `since` listing (run.ts).
+ */
+export interface HostNamesPage {
+  readonly paths: readonly string[];
+  readonly etags?: readonly (string | null)[];
+  readonly cursor?: string;
 }
 
 /** The connector's names-only listing, when it has one. */

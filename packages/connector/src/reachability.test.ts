@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '@neuralis/package-system/contracts';
+import * as reachabilityModule from './reachability.js';
 import { Reachability } from './reachability.js';
 
 describe('the cached reachability flag', () => {
+  it('exports exactly its named API', () => {
+    expect(Object.keys(reachabilityModule)).toEqual(['Reachability']);
+  });
+
   it('checks once, then answers from the cache and refreshes in the background when stale', async () => {
     let now = 0;
     let checks = 0;

@@ -1,6 +1,6 @@
 /**
- * (The same cached flag as the bucket kind's reachability.ts.)
- * A cached reachability flag, so probeConnection stays cheap: every real request reports its
+ * A cached reachability flag, shared by the built-in kinds (bucket, imap) as
+ * `@inseam/connector/reachability`, so probeConnection stays cheap: every real request reports its
  * outcome here, and a probe answers from the last outcome. A stale answer is returned at once and
  * refreshed in the background; only the very first probe waits for a check, and never longer than
  * `firstCheckTimeoutMs`.
