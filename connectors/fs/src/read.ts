@@ -4,7 +4,7 @@
  * The file is read through the descriptor openContainedDescriptor checked, so check and use are one
  * open.
  */
-import { closeSync, fstatSync, read } from 'node:fs';
+import { closeSync, fstatSync, read, readSync } from 'node:fs';
 import { InvalidArgumentError, TooLargeError, UNKNOWN_MIME, formatByteSize, mimeFromName, mimeReadClass } from '@neuralis/package-system/contracts';
 import type { ConnectorReadResult, ReadOptions } from '@neuralis/package-system/contracts';
 import { openContainedDescriptor } from '@neuralis/package-system/paths';
@@ -92,12 +92,23 @@ export async function readObject(
   }
 }
 
+/**
+ * Reads this small or less are made on this thread. A page-cache read of a few KiB is a
+ * microsecond or two in the kernel, while the trip through the libuv pool costs 20–40 µs of this
+ * thread's CPU (measured on the 2-core gVisor machine of docs/performance.md) and a wake-up of
+ * latency; small reads over MCP are bound by it. The contained open before it is synchronous
+ * already (openContainedDescriptor), so a small read blocks no longer than the open does; larger
+ * reads, which a cold or remote disk could hold up, keep to the pool.
+ */
+const SYNC_READ_BYTES = 64 * 1024;
+
 /** Reads up to `length` bytes at `position`, stopping early at end of file. */
 export async function readAt(fd: number, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
+  const sync = length <= SYNC_READ_BYTES;
   let filled = 0;
   while (filled < length) {
-    const bytesRead = await readInto(fd, buffer, filled, length - filled, position + filled);
+    const bytesRead = sync ? readSync(fd, buffer, filled, length - filled, position + filled) : await readInto(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
