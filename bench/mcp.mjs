@@ -31,6 +31,9 @@
 // /proc/<pid>/stat, in 10 ms ticks): on a shared machine wall time moves with other work, the
 // server's own CPU per call much less, and it leaves out the client's share, which both pay.
 // Reply bytes are the JSON-RPC result as the client received it.
+// The small-read cases also time a third server, the SDK floor (bench/lib/mcp-floor-server.mjs):
+// the SDK's low-level Server answering a fixed reply of the same size with no file work, the
+// least any SDK-based stdio server can take per call.
 import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -154,6 +157,9 @@ function drivers(folder) {
         bytesOf(check(await client.callTool({ name: 'edit', arguments: { address: 'files://changes/inseam-edit.txt', edits: [{ oldText: from, newText: to }] } }), 'edit')),
       move: async (client, from, to) => bytesOf(check(await client.callTool({ name: 'move', arguments: { from: `files://changes/inseam-${from}`, to: `files://changes/inseam-${to}` } }), 'move')),
     },
+    floor: {
+      read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read', arguments: { address: `files://small/${name}` } }), `read ${name}`)),
+    },
     reference: {
       read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, 'small', name) } }), `read ${name}`)),
       whole: async (client, path) => {
@@ -254,12 +260,13 @@ async function main() {
   const servers_ = {
     inseam: await connect(process.execPath, [...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), join(repoRoot, 'packages/inseam/bin/inseam.js'), 'mcp', '--data', dataDir, '--network', 'bench', '--user', 'bench']),
     reference: await connect(process.execPath, [join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), folder]),
+    floor: await connect(process.execPath, [join(repoRoot, 'bench/lib/mcp-floor-server.mjs')]),
   };
-  const clients = { inseam: servers_.inseam.client, reference: servers_.reference.client };
-  const pids = { inseam: servers_.inseam.pid, reference: servers_.reference.pid };
+  const clients = { inseam: servers_.inseam.client, reference: servers_.reference.client, floor: servers_.floor.client };
+  const pids = { inseam: servers_.inseam.pid, reference: servers_.reference.pid, floor: servers_.floor.pid };
   const allCases = [
-    { name: `read 1 KiB ×${fileCount}, one at a time`, unit: 'calls', run: (driver, client) => readSequential(driver, client, smallNames) },
-    { name: `read 1 KiB ×${fileCount}, ${CONCURRENCY} in flight`, unit: 'calls', run: (driver, client) => readConcurrent(driver, client, smallNames) },
+    { name: `read 1 KiB ×${fileCount}, one at a time`, unit: 'calls', floor: true, run: (driver, client) => readSequential(driver, client, smallNames) },
+    { name: `read 1 KiB ×${fileCount}, ${CONCURRENCY} in flight`, unit: 'calls', floor: true, run: (driver, client) => readConcurrent(driver, client, smallNames) },
     { name: `list ${fileCount} entries ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.list(client, 'small'))) },
     { name: `list ${bigCount} entries ×5`, unit: 'entries', run: async (driver, client) => sum(await repeat(5, () => driver.list(client, 'many'))) },
     { name: `list ${fileCount} entries with sizes ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.listSized(client, 'small'))) },
@@ -277,12 +284,12 @@ async function main() {
   const state = { inseam: { edit: 0, move: 0 }, reference: { edit: 0, move: 0 } };
   try {
     for (const benchCase of cases) {
-      const times = { inseam: [], reference: [] };
-      const cpu = { inseam: [], reference: [] };
+      const times = { inseam: [], reference: [], floor: [] };
+      const cpu = { inseam: [], reference: [], floor: [] };
       const outcome = {};
       // One warm-up of each, then interleaved rounds.
       for (let round = 0; round <= rounds; round += 1) {
-        for (const server of ['inseam', 'reference']) {
+        for (const server of ['inseam', 'reference', ...(benchCase.floor === true ? ['floor'] : [])]) {
           const cpuBefore = cpuMs(pids[server]);
           const started = performance.now();
           const done = await benchCase.run(servers[server], clients[server], state[server]);
@@ -293,7 +300,7 @@ async function main() {
         }
       }
       if (outcome.inseam.items !== outcome.reference.items) throw new Error(`${benchCase.name}: inseam saw ${outcome.inseam.items} ${benchCase.unit}, the reference ${outcome.reference.items}.`);
-      results.push({ name: benchCase.name, unit: benchCase.unit, items: outcome.inseam.items, inseamMs: median(times.inseam), referenceMs: median(times.reference), inseamRange: range(times.inseam), referenceRange: range(times.reference), inseamBytes: outcome.inseam.bytes, referenceBytes: outcome.reference.bytes, inseamCpuMs: sumOf(cpu.inseam), referenceCpuMs: sumOf(cpu.reference) });
+      results.push({ name: benchCase.name, unit: benchCase.unit, items: outcome.inseam.items, inseamMs: median(times.inseam), referenceMs: median(times.reference), inseamRange: range(times.inseam), referenceRange: range(times.reference), inseamBytes: outcome.inseam.bytes, referenceBytes: outcome.reference.bytes, inseamCpuMs: sumOf(cpu.inseam), referenceCpuMs: sumOf(cpu.reference), ...(benchCase.floor === true ? { floorMs: median(times.floor), floorCpuMs: sumOf(cpu.floor) } : {}) });
     }
   } finally {
     await Promise.allSettled(Object.values(clients).map((client) => client.close()));
@@ -315,7 +322,11 @@ async function main() {
       ].join(' | '),
     ).map((line) => `| ${line} |`),
   ];
+  const floors = results
+    .filter((row) => row.floorMs !== undefined)
+    .map((row) => `${row.name}: ${row.floorMs.toFixed(0)} ms, server CPU ${((row.floorCpuMs * 1000) / (row.items * rounds)).toFixed(0)} µs a call (reference ÷ floor ${(row.referenceMs / row.floorMs).toFixed(2)}×)`);
   process.stdout.write(`mcp over stdio, ${rounds} rounds (median; ranges in the saved results), Node ${process.version}, load ${machine.loadAverageAtStart}\n${lines.join('\n')}\n`);
+  if (floors.length > 0) process.stdout.write(`SDK floor (fixed reply, no file work):\n${floors.map((line) => `  ${line}`).join('\n')}\n`);
   const file = await saveResults('mcp', { machine, rounds, fileCount, bigCount, results });
   process.stdout.write(`results: ${file}\n`);
 }
