@@ -337,7 +337,11 @@ function sumOf(values) {
 
 /** Server CPU per item over all timed rounds, both servers, and reference ÷ inseam. */
 function cpuPer(row, roundCount) {
-  const per = (ms) => (row.unit === 'bytes' ? `${((ms / roundCount) | 0)} ms` : `${((ms * 1000) / (row.items * roundCount)).toFixed(0)}`);
+  const per = (ms) => {
+    if (row.unit === 'bytes') return `${Math.round(ms / roundCount)} ms`;
+    const us = (ms * 1000) / (row.items * roundCount);
+    return us < 10 ? us.toFixed(1) : us.toFixed(0);
+  };
   const ratio = row.inseamCpuMs === 0 ? '–' : `${(row.referenceCpuMs / row.inseamCpuMs).toFixed(2)}×`;
   return `${per(row.inseamCpuMs)} / ${per(row.referenceCpuMs)} (${ratio})`;
 }
