@@ -2,7 +2,11 @@
 // reference server `@modelcontextprotocol/server-filesystem`, on the same folder, both driven by
 // the same SDK client in one run.
 //
-//   node bench/mcp.mjs [--rounds N] [--files N] [--big N] [--large MiB]
+//   node bench/mcp.mjs [--rounds N] [--files N] [--big N] [--large MiB] [--case TEXT] [--profile DIR]
+//
+// `--case TEXT` runs only the cases whose name contains TEXT; `--profile DIR` starts `inseam mcp`
+// under `node --cpu-prof` and writes its profile into DIR when the session ends (read it with
+// `node bench/lib/profile-summary.mjs`).
 //
 // Cases, each a timed burst of tool calls on one warm session:
 //   read 1 KiB ×N       every small file once, one call at a time (inseam `read`, reference `read_text_file`)
@@ -23,7 +27,14 @@
 //   move                a file renamed there and back ×100, each server on a file of its own
 //                       (inseam `move`, reference `move_file`)
 // Rounds interleave the two servers (inseam, reference, inseam, …) and the median counts.
+// Besides wall time, each round reads the server process's CPU time (user + system, from
+// /proc/<pid>/stat, in 10 ms ticks): on a shared machine wall time moves with other work, the
+// server's own CPU per call much less, and it leaves out the client's share, which both pay.
 // Reply bytes are the JSON-RPC result as the client received it.
+// The small-read cases also time a third server, the SDK floor (bench/lib/mcp-floor-server.mjs):
+// the SDK's low-level Server answering a fixed reply of the same size with no file work, the
+// least any SDK-based stdio server can take per call.
+import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -38,6 +49,16 @@ const bigCount = wholeNumberOption(argv, '--big', 5000);
 const largeMiB = wholeNumberOption(argv, '--large', 16);
 const PAGE = 4 * 1024 * 1024;
 const CONCURRENCY = 8;
+const only = stringOption(argv, '--case');
+const profileDir = stringOption(argv, '--profile');
+
+function stringOption(args, flag) {
+  const at = args.indexOf(flag);
+  if (at === -1) return undefined;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value.`);
+  return value;
+}
 
 /** Deterministic text of about 1 KiB: line-broken words, so both servers see ordinary text. */
 function smallText(index) {
@@ -82,8 +103,18 @@ async function inseamData(dataDir, folder) {
 async function connect(command, args, env = {}) {
   const client = new Client({ name: 'inseam-bench', version: '1.0.0' });
   // The reference answers a whole file twice in one message: lift the client's 10 MB line limit.
-  await client.connect(new StdioClientTransport({ command, args, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'ignore', maxBufferSize: 1024 * 2 ** 20 }));
-  return client;
+  const transport = new StdioClientTransport({ command, args, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'ignore', maxBufferSize: 1024 * 2 ** 20 });
+  await client.connect(transport);
+  return { client, pid: transport.pid };
+}
+
+const TICK_MS = 10;
+
+/** A process's CPU time so far (user + system), in ms; fields 14 and 15 of /proc/<pid>/stat, after the command's closing parenthesis. */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 /** The reply's size as sent: the result's JSON. */
@@ -125,6 +156,9 @@ function drivers(folder) {
       edit: async (client, from, to) =>
         bytesOf(check(await client.callTool({ name: 'edit', arguments: { address: 'files://changes/inseam-edit.txt', edits: [{ oldText: from, newText: to }] } }), 'edit')),
       move: async (client, from, to) => bytesOf(check(await client.callTool({ name: 'move', arguments: { from: `files://changes/inseam-${from}`, to: `files://changes/inseam-${to}` } }), 'move')),
+    },
+    floor: {
+      read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read', arguments: { address: `files://small/${name}` } }), `read ${name}`)),
     },
     reference: {
       read: async (client, name) => bytesOf(check(await client.callTool({ name: 'read_text_file', arguments: { path: join(folder, 'small', name) } }), `read ${name}`)),
@@ -223,13 +257,16 @@ async function main() {
   await buildFixture(folder);
   await inseamData(dataDir, folder);
   const { smallNames, ...servers } = drivers(folder);
-  const clients = {
-    inseam: await connect(process.execPath, [join(repoRoot, 'packages/inseam/bin/inseam.js'), 'mcp', '--data', dataDir, '--network', 'bench', '--user', 'bench']),
+  const servers_ = {
+    inseam: await connect(process.execPath, [...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), join(repoRoot, 'packages/inseam/bin/inseam.js'), 'mcp', '--data', dataDir, '--network', 'bench', '--user', 'bench']),
     reference: await connect(process.execPath, [join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), folder]),
+    floor: await connect(process.execPath, [join(repoRoot, 'bench/lib/mcp-floor-server.mjs')]),
   };
-  const cases = [
-    { name: `read 1 KiB ×${fileCount}, one at a time`, unit: 'calls', run: (driver, client) => readSequential(driver, client, smallNames) },
-    { name: `read 1 KiB ×${fileCount}, ${CONCURRENCY} in flight`, unit: 'calls', run: (driver, client) => readConcurrent(driver, client, smallNames) },
+  const clients = { inseam: servers_.inseam.client, reference: servers_.reference.client, floor: servers_.floor.client };
+  const pids = { inseam: servers_.inseam.pid, reference: servers_.reference.pid, floor: servers_.floor.pid };
+  const allCases = [
+    { name: `read 1 KiB ×${fileCount}, one at a time`, unit: 'calls', floor: true, run: (driver, client) => readSequential(driver, client, smallNames) },
+    { name: `read 1 KiB ×${fileCount}, ${CONCURRENCY} in flight`, unit: 'calls', floor: true, run: (driver, client) => readConcurrent(driver, client, smallNames) },
     { name: `list ${fileCount} entries ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.list(client, 'small'))) },
     { name: `list ${bigCount} entries ×5`, unit: 'entries', run: async (driver, client) => sum(await repeat(5, () => driver.list(client, 'many'))) },
     { name: `list ${fileCount} entries with sizes ×20`, unit: 'entries', run: async (driver, client) => sum(await repeat(20, () => driver.listSized(client, 'small'))) },
@@ -240,33 +277,38 @@ async function main() {
     { name: 'edit one line of a 1 KiB file ×100', unit: 'calls', run: (driver, client, state) => edits(driver, client, 100, state) },
     { name: 'move a file ×100', unit: 'calls', run: (driver, client, state) => moves(driver, client, 100, state) },
   ];
+  const cases = only === undefined ? allCases : allCases.filter((benchCase) => benchCase.name.includes(only));
+  if (cases.length === 0) throw new Error(`No case's name contains "${only}".`);
   const results = [];
   // Where each server's edit and move cases have got to: the file's marker and name change each call.
   const state = { inseam: { edit: 0, move: 0 }, reference: { edit: 0, move: 0 } };
   try {
     for (const benchCase of cases) {
-      const times = { inseam: [], reference: [] };
+      const times = { inseam: [], reference: [], floor: [] };
+      const cpu = { inseam: [], reference: [], floor: [] };
       const outcome = {};
       // One warm-up of each, then interleaved rounds.
       for (let round = 0; round <= rounds; round += 1) {
-        for (const server of ['inseam', 'reference']) {
+        for (const server of ['inseam', 'reference', ...(benchCase.floor === true ? ['floor'] : [])]) {
+          const cpuBefore = cpuMs(pids[server]);
           const started = performance.now();
           const done = await benchCase.run(servers[server], clients[server], state[server]);
           const ms = performance.now() - started;
           if (round > 0) times[server].push(ms);
+          if (round > 0) cpu[server].push(cpuMs(pids[server]) - cpuBefore);
           outcome[server] = done;
         }
       }
       if (outcome.inseam.items !== outcome.reference.items) throw new Error(`${benchCase.name}: inseam saw ${outcome.inseam.items} ${benchCase.unit}, the reference ${outcome.reference.items}.`);
-      results.push({ name: benchCase.name, unit: benchCase.unit, items: outcome.inseam.items, inseamMs: median(times.inseam), referenceMs: median(times.reference), inseamRange: range(times.inseam), referenceRange: range(times.reference), inseamBytes: outcome.inseam.bytes, referenceBytes: outcome.reference.bytes });
+      results.push({ name: benchCase.name, unit: benchCase.unit, items: outcome.inseam.items, inseamMs: median(times.inseam), referenceMs: median(times.reference), inseamRange: range(times.inseam), referenceRange: range(times.reference), inseamBytes: outcome.inseam.bytes, referenceBytes: outcome.reference.bytes, inseamCpuMs: sumOf(cpu.inseam), referenceCpuMs: sumOf(cpu.reference), ...(benchCase.floor === true ? { floorMs: median(times.floor), floorCpuMs: sumOf(cpu.floor) } : {}) });
     }
   } finally {
     await Promise.allSettled(Object.values(clients).map((client) => client.close()));
   }
   const machine = machineFacts();
   const lines = [
-    `| case | inseam | reference | reference ÷ inseam | inseam ${'/s'} | reference ${'/s'} | reply bytes inseam / reference |`,
-    '|---|---:|---:|---:|---:|---:|---:|',
+    `| case | inseam | reference | reference ÷ inseam | inseam ${'/s'} | reference ${'/s'} | server CPU ${'µs'} per ${'item'}, inseam / reference (ratio) | reply bytes inseam / reference |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map((row) =>
       [
         row.name,
@@ -275,13 +317,33 @@ async function main() {
         `${(row.referenceMs / row.inseamMs).toFixed(2)}×`,
         rate(row.items, row.inseamMs, row.unit),
         rate(row.items, row.referenceMs, row.unit),
+        cpuPer(row, rounds),
         row.unit === 'bytes' ? `${(row.inseamBytes / 2 ** 20).toFixed(1)} / ${(row.referenceBytes / 2 ** 20).toFixed(1)} MiB` : `${(row.inseamBytes / row.items).toFixed(0)} / ${(row.referenceBytes / row.items).toFixed(0)} per ${row.unit === 'calls' ? 'call' : 'entry'}`,
       ].join(' | '),
     ).map((line) => `| ${line} |`),
   ];
+  const floors = results
+    .filter((row) => row.floorMs !== undefined)
+    .map((row) => `${row.name}: ${row.floorMs.toFixed(0)} ms, server CPU ${((row.floorCpuMs * 1000) / (row.items * rounds)).toFixed(0)} µs a call (reference ÷ floor ${(row.referenceMs / row.floorMs).toFixed(2)}×)`);
   process.stdout.write(`mcp over stdio, ${rounds} rounds (median; ranges in the saved results), Node ${process.version}, load ${machine.loadAverageAtStart}\n${lines.join('\n')}\n`);
+  if (floors.length > 0) process.stdout.write(`SDK floor (fixed reply, no file work):\n${floors.map((line) => `  ${line}`).join('\n')}\n`);
   const file = await saveResults('mcp', { machine, rounds, fileCount, bigCount, results });
   process.stdout.write(`results: ${file}\n`);
+}
+
+function sumOf(values) {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+/** Server CPU per item over all timed rounds, both servers, and reference ÷ inseam. */
+function cpuPer(row, roundCount) {
+  const per = (ms) => {
+    if (row.unit === 'bytes') return `${Math.round(ms / roundCount)} ms`;
+    const us = (ms * 1000) / (row.items * roundCount);
+    return us < 10 ? us.toFixed(1) : us.toFixed(0);
+  };
+  const ratio = row.inseamCpuMs === 0 ? '–' : `${(row.referenceCpuMs / row.inseamCpuMs).toFixed(2)}×`;
+  return `${per(row.inseamCpuMs)} / ${per(row.referenceCpuMs)} (${ratio})`;
 }
 
 async function repeat(count, work) {

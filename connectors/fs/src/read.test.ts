@@ -73,6 +73,16 @@ describe('port read', () => {
     await expect(box.connector.read('box://hello.txt', { range: { offset: 0.5 } })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 
+  test('reads either side of the 64 KiB line between this-thread and pool reads return the exact bytes', async () => {
+    // Every byte differs from its neighbours, so a short, shifted or stale read cannot pass.
+    const bytes = Buffer.from(Array.from({ length: 64 * 1024 + 2 }, (_, index) => index % 251));
+    await writeFile(`${box.root}/edge.bin`, bytes);
+    for (const length of [1, 64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1]) {
+      const result = await box.connector.read('box://edge.bin', { range: { offset: 1, length } });
+      expect(Buffer.from(result.bytes!, 'base64').equals(bytes.subarray(1, 1 + length))).toBe(true);
+    }
+  });
+
   test('text over the text cap is too_large without a range; ranges page through it, clipped to the cap', async () => {
     const small = createFsConnector(box.context({ textCapBytes: 1000 }));
     await expect(small.read('box://big.md')).rejects.toMatchObject({ code: 'too_large', details: { size: 5000, cap: 1000 } });

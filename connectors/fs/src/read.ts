@@ -4,7 +4,7 @@
  * The file is read through the descriptor openContainedDescriptor checked, so check and use are one
  * open.
  */
-import { closeSync, fstatSync, read } from 'node:fs';
+import { closeSync, fstatSync, read, readSync } from 'node:fs';
 import { InvalidArgumentError, TooLargeError, UNKNOWN_MIME, formatByteSize, mimeFromName, mimeReadClass } from '@neuralis/package-system/contracts';
 import type { ConnectorReadResult, ReadOptions } from '@neuralis/package-system/contracts';
 import { openContainedDescriptor } from '@neuralis/package-system/paths';
@@ -49,7 +49,7 @@ export async function readObject(
     const etag = etagOf(stats);
     let mime = mimeFromName(address.names[address.names.length - 1] ?? '');
     if (mime === UNKNOWN_MIME && size > 0) {
-      const sample = await readAt(fd, 0, Math.min(size, SNIFF_BYTES));
+      const sample = await readAt(fd, 0, Math.min(size, SNIFF_BYTES), 'small-here');
       if (looksLikeText(sample, sample.length === size)) mime = 'text/plain';
     }
     const readClass = mimeReadClass(mime);
@@ -68,7 +68,7 @@ export async function readObject(
       }
       // A range wider than the cap is clipped; `range.length` reports what came back.
       end = Math.min(end, start + cap);
-      const bytes = await readAt(fd, start, end - start);
+      const bytes = await readAt(fd, start, end - start, 'small-here');
       const text = bytes.toString('utf8');
       return range === undefined ? { ...base, text } : { ...base, text, range: { offset: start, length: bytes.length } };
     }
@@ -85,19 +85,34 @@ export async function readObject(
         omitted: { reason: 'over_inline_cap', cap },
       };
     }
-    const bytes = await readAt(fd, start, length);
+    const bytes = await readAt(fd, start, length, 'small-here');
     return { ...base, ...rangeResult, text: `[${mime}, ${formatByteSize(size)}${range === undefined ? '' : `, bytes ${start}-${start + bytes.length}`}]`, bytes: bytes.toString('base64') };
   } finally {
     closeSync(fd);
   }
 }
 
-/** Reads up to `length` bytes at `position`, stopping early at end of file. */
-export async function readAt(fd: number, position: number, length: number): Promise<Buffer> {
+/**
+ * Reads this small or less are made on this thread. A page-cache read of a few KiB is a
+ * microsecond or two in the kernel, while the trip through the libuv pool costs 20–40 µs of this
+ * thread's CPU (measured on the 2-core gVisor machine of docs/performance.md) and a wake-up of
+ * latency; small reads over MCP are bound by it. The contained open before it is synchronous
+ * already (openContainedDescriptor), so a small read blocks no longer than the open does; larger
+ * reads, which a cold or remote disk could hold up, keep to the pool. Only a caller's own read
+ * asks for it (`small-here`); the crawl's content scan, many files in a row, stays on the pool.
+ */
+const SYNC_READ_BYTES = 64 * 1024;
+
+/**
+ * Reads up to `length` bytes at `position`, stopping early at end of file; on this thread when
+ * `where` is `small-here` and the read is at most SYNC_READ_BYTES, else through the pool.
+ */
+export async function readAt(fd: number, position: number, length: number, where: 'pool' | 'small-here' = 'pool'): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
+  const sync = where === 'small-here' && length <= SYNC_READ_BYTES;
   let filled = 0;
   while (filled < length) {
-    const bytesRead = await readInto(fd, buffer, filled, length - filled, position + filled);
+    const bytesRead = sync ? readSync(fd, buffer, filled, length - filled, position + filled) : await readInto(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
