@@ -20,7 +20,7 @@
  * - a client that goes away cancels the stream at once, releasing the host's reader and file.
  */
 import type { FastifyReply } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
 
 /** The size of each read (and write) of a byte stream; two such buffers per response. */
 export const BODY_CHUNK_BYTES = 1024 * 1024;
@@ -78,9 +78,25 @@ export async function sendByteBody(reply: FastifyReply, body: ByteBody, serverHe
     await reader.cancel().catch(() => undefined);
     throw error;
   }
+  const headers = { ...headersOf(reply), ...body.headers, ...serverHeaders() };
+  try {
+    // A value writeHead would refuse (a host's odd mime) is refused while the envelope can still be sent.
+    for (const [name, value] of Object.entries(headers)) {
+      validateHeaderName(name);
+      for (const each of Array.isArray(value) ? value : [value]) validateHeaderValue(name, each);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  }
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(body.status, { ...headersOf(reply), ...body.headers, ...serverHeaders() });
+  if (res.destroyed) {
+    // The client went away while the first chunk was read.
+    await reader.cancel().catch(() => undefined);
+    return reply;
+  }
+  res.writeHead(body.status, headers);
   await copyBody(res, reader, readNext, free, first, body.length);
   return reply;
 }

@@ -253,6 +253,22 @@ describe('GET /v1/fs/read writes its body itself', () => {
     await eventually(() => cancelled, 'the stalled host stream to be cancelled');
     release();
   });
+
+  it('releases the host\'s stream when the client went away before the answer started', async () => {
+    let cancelled = false;
+    let entered: () => void = () => undefined;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    let open: () => void = () => undefined;
+    fs.twist = { gate: new Promise<void>((resolve) => (open = resolve)), entered, cancelled: () => (cancelled = true) };
+    const url = new URL(api.url);
+    const socket = connect(Number(url.port), url.hostname);
+    socket.write(`GET ${readPath(BIG)} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${api.reader}\r\n\r\n`);
+    await inHandler;
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    open();
+    await eventually(() => cancelled, 'the host stream to be cancelled');
+  });
 });
 
 describe('the server\'s own headers', () => {
