@@ -35,6 +35,11 @@ export interface ApiServices {
   readonly maxWriteBytes: number;
   /** The OAuth flows the web page started (routes/oauth.ts). */
   readonly oauth: OAuthSessions;
+  /**
+   * The headers the server adds to every answer as it is sent (its onSend hook: `Connection:
+   * close` while shutting down). A route that writes the raw response sends them itself.
+   */
+  readonly answerHeaders: () => Readonly<Record<string, string>>;
 }
 
 export interface ResponseSpec {

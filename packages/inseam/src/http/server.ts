@@ -83,6 +83,9 @@ export interface HttpServerOptions {
 /** Ajv as Fastify configures it, but never removing a misspelt field (it is refused) and never coercing a body. */
 export const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, addUsedSchema: false, coerceTypes: false };
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const CLOSING_HEADERS: Readonly<Record<string, string>> = Object.freeze({ connection: 'close' });
+
 /** Requests whose answer is a stream that lasts as long as the client wants: the MCP endpoint's GET (server-sent events). Shutdown does not wait for them. */
 function isEventStream(request: FastifyRequest): boolean {
   return request.method === 'GET' && isMcpPath(request.url);
@@ -92,6 +95,7 @@ function isEventStream(request: FastifyRequest): boolean {
 export const API_ROUTES: readonly RouteSpec[] = [...hostRoutes, ...hookRoutes, ...fsRoutes, ...execRoutes, ...connectorRoutes, ...packageRoutes, ...credentialRoutes, ...oauthRoutes, ...sessionRoutes];
 
 export async function createServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  let closing = false;
   const services: ApiServices = {
     platform: options.platform,
     fs: options.fs ?? new FsService(options.platform),
@@ -104,6 +108,8 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
       credentials: options.oauth?.credentials ?? options.platform.credentials,
       ...(options.oauth?.redirectUri === undefined ? {} : { redirectUri: options.oauth.redirectUri }),
     }),
+    // A keep-alive connection whose request finishes during shutdown must not hold the close open.
+    answerHeaders: () => (closing ? CLOSING_HEADERS : NO_HEADERS),
   };
   const guard = requestGuard(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl });
   const app = Fastify({
@@ -140,7 +146,6 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
     done(null, value);
   });
 
-  let closing = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
   app.addHook('preClose', async () => {
@@ -159,9 +164,9 @@ export async function createServer(options: HttpServerOptions): Promise<FastifyI
       if (inFlight === 0) drained?.();
     });
   });
-  // A keep-alive connection whose request finishes during shutdown must not hold the close open.
+  // Every answer Fastify sends gets the server's headers; a route writing the raw response (byte-body.ts) adds them itself.
   app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
+    reply.headers(services.answerHeaders());
   });
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>

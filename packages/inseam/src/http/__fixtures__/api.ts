@@ -39,7 +39,14 @@ export const FILES = {
   'big.txt': `${'0123456789abcdef'.repeat(4096)}`,
 };
 
-export async function startApi(options: Partial<Omit<HttpServerOptions, 'platform'>> & { readonly permissions?: unknown; readonly clock?: () => number } = {}): Promise<Api> {
+export async function startApi(
+  options: Partial<Omit<HttpServerOptions, 'platform'>> & {
+    readonly permissions?: unknown;
+    readonly clock?: () => number;
+    /** The filesystem service over the platform startApi opens (a test's subclass of FsService). */
+    readonly fsOf?: (platform: Platform) => HttpServerOptions['fs'];
+  } = {},
+): Promise<Api> {
   const dataDir = await tempDir('http');
   const folder = await tempDir('http-files');
   await writeFiles(folder, FILES);
@@ -59,9 +66,10 @@ export async function startApi(options: Partial<Omit<HttpServerOptions, 'platfor
   const admin = (await tokens.create({ name: 'admin', userId: 'ann', features: ADMIN_FEATURES })).token;
   const reader = (await tokens.create({ name: 'reader', userId: 'bob', network: 'home' })).token;
   const agent = (await tokens.create({ name: 'agent', userId: 'ann', agentId: 'helper', network: 'home', features: ['exec.machine', 'connectors.trial', 'connectors.approve'], grants: ['exec:inseam://home/files/docs'] })).token;
-  const { clock, ...server } = options;
+  const { clock, fsOf, ...server } = options;
+  const fs = fsOf?.(platform);
   const sessions = new SessionService(platform.store.sessions, clock === undefined ? {} : { now: clock });
-  const app = await createServer({ platform, tokens, sessions, mcp: false, ...server });
+  const app = await createServer({ platform, tokens, sessions, mcp: false, ...(fs === undefined ? {} : { fs }), ...server });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const stop = async (): Promise<void> => {
     await app.close();

@@ -6,6 +6,7 @@ import { hasErrorCode, PreconditionFailedError } from '@neuralis/package-system/
 import { parseAddress } from '../../address/index.js';
 import { DEFAULT_NAMES_LIST_LIMIT, DEFAULT_READ_BYTES, MAX_LIST_LIMIT, MAX_NAMES_LIST_LIMIT, readDocumentText } from '../../fs/index.js';
 import { readBody } from '../body.js';
+import { sendByteBody } from '../byte-body.js';
 import { HttpError } from '../errors.js';
 import { formatEtag, noneMatchHits, parseIfMatch, parseIfNoneMatchWrite, parseRange } from '../headers.js';
 import type { Call, JsonSchema, RouteSpec } from '../route.js';
@@ -145,11 +146,12 @@ export const fsRoutes: readonly RouteSpec[] = [
         const last = opened.length === undefined ? undefined : opened.offset + opened.length - 1;
         headers['content-range'] = `bytes ${opened.offset}-${last ?? '*'}/${opened.size ?? '*'}`;
       }
-      // Sent as the web stream it is: Fastify pipes it for GET and cancels it unread for HEAD.
-      return call.reply
-        .code(window === undefined ? 200 : 206)
-        .headers(headers)
-        .send(opened.stream);
+      // Written from two reused buffers (byte-body.ts); HEAD answers the headers and cancels the stream unread.
+      return sendByteBody(
+        call.reply,
+        { status: window === undefined ? 200 : 206, headers, stream: opened.stream, ...(opened.length === undefined ? {} : { length: opened.length }) },
+        call.services.answerHeaders,
+      );
     },
   },
   {
