@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import type { FastifyInstance } from 'fastify';
-import { openPlatform, type Platform } from '../../platform/index.js';
+import { openPlatform, type PackageSpec, type Platform } from '../../platform/index.js';
 import { removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import { SessionService } from '../sessions.js';
 import { ADMIN_FEATURES, TokenService } from '../tokens.js';
@@ -39,11 +39,13 @@ export const FILES = {
   'big.txt': `${'0123456789abcdef'.repeat(4096)}`,
 };
 
-export async function startApi(options: Partial<Omit<HttpServerOptions, 'platform'>> & { readonly permissions?: unknown; readonly clock?: () => number } = {}): Promise<Api> {
+export async function startApi(
+  options: Partial<Omit<HttpServerOptions, 'platform'>> & { readonly permissions?: unknown; readonly clock?: () => number; readonly packages?: readonly PackageSpec[] } = {},
+): Promise<Api> {
   const dataDir = await tempDir('http');
   const folder = await tempDir('http-files');
   await writeFiles(folder, FILES);
-  const platform = await openPlatform({ dataDir, env: {} });
+  const platform = await openPlatform({ dataDir, env: {}, ...(options.packages === undefined ? {} : { packages: options.packages }) });
   await platform.networks.init('home');
   await platform.networks.addHost({
     network: 'home',
@@ -59,7 +61,7 @@ export async function startApi(options: Partial<Omit<HttpServerOptions, 'platfor
   const admin = (await tokens.create({ name: 'admin', userId: 'ann', features: ADMIN_FEATURES })).token;
   const reader = (await tokens.create({ name: 'reader', userId: 'bob', network: 'home' })).token;
   const agent = (await tokens.create({ name: 'agent', userId: 'ann', agentId: 'helper', network: 'home', features: ['exec.machine', 'connectors.trial', 'connectors.approve'], grants: ['exec:inseam://home/files/docs'] })).token;
-  const { clock, ...server } = options;
+  const { clock, packages: _packages, ...server } = options;
   const sessions = new SessionService(platform.store.sessions, clock === undefined ? {} : { now: clock });
   const app = await createServer({ platform, tokens, sessions, mcp: false, ...server });
   await app.listen({ host: '127.0.0.1', port: 0 });
