@@ -214,7 +214,7 @@ describe('an owned source on MCP', () => {
     expect(block).toContain('- vault+user.bob "My vault" inseam://home/vault+user.bob/');
     expect(block).toMatch(/vault\+user\.bob .*\[from test\.owned\] \[owned by user bob\]/);
 
-    const hosts = structured((await annAgent.callTool({ name: 'hosts', arguments: {} })) as CallToolResult) as { hosts: { slug: string }[] };
+    const hosts = structured((await annAgent.callTool({ name: 'hosts', arguments: {} }))) as { hosts: { slug: string }[] };
     expect(hosts.hosts.map((host) => host.slug)).not.toContain('vault+user.bob');
     for (const [name, args] of [
       ['read', { address }],
