@@ -21,6 +21,7 @@ import { call, q, startApi, type Api } from '../http/__fixtures__/api.js';
 import { errorCode, openMcpFixture, structured, textOf, type McpFixture } from '../mcp/__fixtures__/mcp-fixture.js';
 import { openTestPlatform, removeDir, SEED_PACKAGE, tempDir } from '../platform/__fixtures__/platforms.js';
 import type { Platform } from '../platform/index.js';
+import { cli } from '../cli/commands/__fixtures__/cli.js';
 import { canonicalSlug, ownedSlug } from './owned-slug.js';
 
 const OWNED_PACKAGE = fileURLToPath(new URL('./__fixtures__/owned-package', import.meta.url));
@@ -226,5 +227,32 @@ describe('an owned source on MCP', () => {
     }
     const agentStack = ((await annAgent.readResource({ uri: 'inseam:runtime-stack' })).contents[0] as { text: string }).text;
     expect(agentStack).not.toContain('vault+user.bob');
+  });
+});
+
+describe('an owned source on the CLI', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await tempDir('owned-cli');
+    expect((await cli(dataDir, ['network', 'init', 'home'])).code).toBe(0);
+    const installed = await cli(dataDir, ['package', 'add', OWNED_PACKAGE, '--trust', 'trusted']);
+    expect(installed.code, installed.stderr).toBe(0);
+  }, 60_000);
+
+  afterAll(async () => {
+    await removeDir(dataDir);
+  });
+
+  it('attaches a clone for the named owner under the re-qualified slug, and shows its owner', async () => {
+    const added = await cli(dataDir, ['host', 'add', 'home/vault', '--from', 'test.owned', '--owner', 'bob', '--json']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ slug: 'vault+user.bob', ownership: 'user', ownerId: 'bob', origin: 'test.owned' });
+    const shown = await cli(dataDir, ['host', 'show', 'home/vault+user.bob']);
+    expect(shown.stdout).toMatch(/ownership:\s+user bob/);
+    // Without an owner there is no one to attach it for.
+    const ownerless = await cli(dataDir, ['host', 'add', 'home/vault', '--from', 'test.owned']);
+    expect(ownerless.code).not.toBe(0);
+    expect(ownerless.stderr).toContain("needs the user's id");
   });
 });
