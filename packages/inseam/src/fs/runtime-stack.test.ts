@@ -15,6 +15,7 @@ const host = (over: Partial<FsHost>): FsHost => ({
   description: 'Team notes.',
   origin: null,
   ownership: 'project',
+  ownerId: null,
   category: 'disk',
   capabilities: ['list', 'read'],
   rights: { read: true, write: false, exec: false },
@@ -24,6 +25,12 @@ const host = (over: Partial<FsHost>): FsHost => ({
 });
 
 describe('renderRuntimeStack', () => {
+  it("names the owner of a user's or agent's own host, escaped like any text", () => {
+    const block = renderRuntimeStack('home', [host({ slug: 'scratch+user.bob', address: 'inseam://home/scratch+user.bob/', ownership: 'user', ownerId: 'bob<x>', origin: 'test.seeds' }), host({})], []);
+    expect(block).toContain('- scratch+user.bob "notes" inseam://home/scratch+user.bob/ (fs, category disk) [from test.seeds] [owned by user bob&lt;x&gt;]: Team notes.');
+    expect(block).toContain('- notes inseam://home/notes/ (fs, category disk): Team notes.');
+  });
+
   it('marks offline hosts and attributes declared ones; an unknown status is not a mark', () => {
     const block = renderRuntimeStack('home', [host({ status: { state: 'offline', reason: 'fs_unreachable' }, origin: 'pkg.a' }), host({ slug: 'other', label: 'other', address: 'inseam://home/other/', status: { state: 'unknown' } })], []);
     expect(block).toContain('- notes inseam://home/notes/ (fs, category disk) [from pkg.a] (offline): Team notes. (rights at the root: read)');

@@ -1,6 +1,6 @@
 /**
  * The runtime-stack block of an agent's system prompt: the hosts it can reach, with their
- * descriptions, origin attribution and offline marks, and the `<packages>` overview rendered from
+ * descriptions, origin attribution, owner (a user's or agent's own source) and offline marks, and the `<packages>` overview rendered from
  * the loaded manifests — source kinds, and MCP connectors including in-process ones (inbound:
  * their tools are hosted by the package, so they are announced here and never connected).
  *
@@ -39,6 +39,8 @@ export function renderRuntimeStack(network: string, hosts: readonly FsHost[], pa
 function sourceLine(host: FsHost): string {
   const marks = [`(${clean(host.kind)}${categoryMark(host.category ?? undefined)})`];
   if (host.origin !== null) marks.push(`[from ${clean(host.origin)}]`);
+  // A user's or agent's own source: the model is told whose it is, so it does not treat it as the network's.
+  if (host.ownership !== 'project') marks.push(`[owned by ${host.ownership} ${clean(host.ownerId ?? '')}]`);
   if (host.status.state === 'offline') marks.push('(offline)');
   const rights = (['read', 'write', 'exec'] as const).filter((right) => host.rights[right]);
   const access = rights.length === 0 ? 'no rights at the root' : `rights at the root: ${rights.join(', ')}`;

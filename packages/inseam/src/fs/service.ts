@@ -955,6 +955,7 @@ export class FsService {
       description: record.description !== '' ? record.description : describeHolding({ kind: record.kind, label: metadata?.label }, rootNameOf(record.config), await this.#platform.store.catalog.countEntries(record.id)),
       origin: record.origin,
       ownership: record.ownership,
+      ownerId: record.ownerId,
       category: metadata?.category ?? null,
       capabilities: metadata?.capabilities ?? [],
       rights: this.#access.rightsAtRoot(who, record),

@@ -291,6 +291,8 @@ export interface FsHost {
   /** The declaring package (origin attribution), or null when a person added the host. */
   readonly origin: string | null;
   readonly ownership: OwnershipScope;
+  /** The user or agent a `user` or `agent` host belongs to (only its owner is shown it); null for a project host. */
+  readonly ownerId: string | null;
   readonly category: string | null;
   /** The kind's declared capabilities; empty when the kind is not registered (an orphan). */
   readonly capabilities: readonly ConnectorCapability[];

@@ -93,6 +93,7 @@ export const fsHost: JsonSchema = object(
     description: str,
     origin: nullable(str),
     ownership: { type: 'string', enum: ['project', 'user', 'agent'] },
+    ownerId: nullable(str),
     category: nullable(str),
     capabilities: array(str),
     rights: permissionRights,

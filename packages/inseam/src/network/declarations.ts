@@ -17,6 +17,7 @@ import { parseRootToken } from '@inseam/connector-fs';
 import type { PackageTrust, PermissionTree, SourceDeclaration } from '@neuralis/package-system/contracts';
 import type { HostRecord } from '../store/index.js';
 import type { PackageLoader } from '@neuralis/package-system/loader';
+import { canonicalSlug } from './owned-slug.js';
 import { join } from 'node:path';
 
 /** One `sources[]` entry of a loaded package. */
@@ -44,16 +45,23 @@ export function sourceOffers(loader: PackageLoader, network: string): SourceOffe
 }
 
 /** The URI policy baselines of a host: the `permissions` its declaring package's `sources[]` entry gives it. */
-export function packageBaselines(loader: PackageLoader, record: Pick<HostRecord, 'network' | 'origin' | 'slug' | 'kind'>): PermissionTree[] {
+export function packageBaselines(loader: PackageLoader, record: Pick<HostRecord, 'network' | 'origin' | 'slug' | 'kind' | 'ownership' | 'ownerId'>): PermissionTree[] {
   if (record.origin === null) return [];
+  // A user's or agent's clone has the baselines of the source it was attached from.
+  const canonical = canonicalSlug(record);
   return sourceOffers(loader, record.network)
-    .filter(({ packageId, declaration }) => packageId === record.origin && declaration.source === record.slug && declaration.kind === record.kind)
+    .filter(({ packageId, declaration }) => packageId === record.origin && declaration.source === canonical && declaration.kind === record.kind)
     .flatMap(({ declaration }) => (declaration.permissions === undefined ? [] : [declaration.permissions]));
 }
 
-/** The host config a declaration seeds: its root, when it has one. */
-export function declaredConfig(declaration: SourceDeclaration): Record<string, unknown> {
-  return declaration.root === undefined ? {} : { root: declaration.root };
+/**
+ * The host config a declaration seeds: its root, when it has one. A user's or agent's clone of a
+ * rooted `local` source (`ownerFolder`: the owner's qualifier, `user.alice`) gets a folder of its
+ * own below that root, so one owner's clone never shows another's files.
+ */
+export function declaredConfig(declaration: SourceDeclaration, ownerFolder?: string): Record<string, unknown> {
+  if (declaration.root === undefined) return {};
+  return { root: ownerFolder !== undefined && declaration.kind === 'local' ? `${declaration.root.replace(/\/+$/, '')}/${ownerFolder}` : declaration.root };
 }
 
 /** The folder a `local` root token names, lexically; null for a root that is not a valid token. */
@@ -78,13 +86,14 @@ export function attributeHost(
   offers: readonly SourceOffer[],
   bases: RootBases,
   declaredBy?: string,
+  ownerFolder?: string,
 ): string | null {
   for (const offer of offers) {
     const { declaration } = offer;
     if (declaredBy !== undefined && offer.packageId !== declaredBy) continue;
     if (declaration.source !== host.slug || declaration.kind !== host.kind) continue;
     if (declaration.kind === 'local' && declaration.root !== undefined) {
-      const declared = resolveLocalRoot(declaration.root, bases);
+      const declared = resolveLocalRoot(declaredConfig(declaration, ownerFolder)['root'], bases);
       if (declared === null || declared !== resolveLocalRoot(host.config['root'], bases)) continue;
     }
     return offer.packageId;

@@ -63,7 +63,10 @@ describe('network init', () => {
     const offered = await platform.networks.discoverable('home');
     expect(offered).toEqual([
       expect.objectContaining({ packageId: 'test.seeds', source: 'reports', kind: 'local', root: 'data/reports', kindRegistered: true, added: false }),
+      // Owned per user, so attached by each user for themselves (owned-sources.test.ts), and offered for that.
+      expect.objectContaining({ packageId: 'test.seeds', source: 'scratch', ownership: 'user', added: false }),
     ]);
+    expect(init.skipped.find((skip) => skip.source === 'scratch')?.error.message).toContain('"scratch+user.{id}"');
     await expect(platform.networks.init('home')).rejects.toMatchObject({ code: 'already_exists' });
     await expect(platform.networks.init('Home')).rejects.toMatchObject({ code: 'invalid_uri' });
   });

@@ -4,9 +4,13 @@
  * - `init(slug)` creates a network with its pad (host `pad`, the network's own bucket) and every
  *   `seed: "auto"` source the loaded packages declare. A seed that cannot be created (its kind is
  *   not registered, its config does not validate, it is owned per user or agent and so attached
- *   per person later) is skipped and reported; the network is still created.
+ *   by each owner — there is no owner when a network is made) is skipped and reported; the
+ *   network is still created.
  * - `discoverable(network)` lists `seed: "discoverable"` sources; they are never created by
- *   themselves, only by `addDeclared` (a person adding one).
+ *   themselves, only by `addDeclared` (a person adding one). A source owned per user or agent —
+ *   discoverable, or `seed: "auto"`, which has no owner when the network is made — is attached by
+ *   each owner for themselves (`addDeclared` with the owner): a clone under the re-qualified slug
+ *   `{source}+{user|agent}.{owner}` (owned-slug.ts), attributed to the declaring package.
  * - `addHost` validates everything before anything is written: the network, the slug (address
  *   grammar, unused), the kind, the config against the kind's schema and its own rules, the scope
  *   against the kind's dimensions, ownership, sync settings, the permission tree, private-origin
@@ -45,6 +49,7 @@ import type { HostInput, HostRecord, HostRef, HostStore, NetworkRecord, Store } 
 import { approvedConfig, presentedHostKey } from './host-keys.js';
 import { attributeHost, declaredConfig, resolveLocalRoot, sourceOffers, type SourceOffer } from './declarations.js';
 import { checkFolderRoot } from './folder-root.js';
+import { canonicalSlug, ownedSlug, ownerIdFor, ownerQualifier, type HostAdder } from './owned-slug.js';
 import { checkOwnership, checkPrivateOrigins, checkSyncSettings, checkText, defaultSync } from './host-input.js';
 
 /** The slug of every network's pad. */
@@ -72,6 +77,11 @@ export interface AddHostInput {
   readonly ownership?: OwnershipScope;
   /** The user or agent id, for `user` or `agent` ownership. */
   readonly ownerId?: string;
+  /**
+   * Who is adding the host, when a token's surface adds it: a `user` or `agent` host is then
+   * theirs only, and `ownerId` defaults to their id (owned-slug.ts). Absent: the operator (CLI).
+   */
+  readonly adder?: HostAdder;
   readonly sync?: SourceSyncSettings | null;
   /** The host's permission tree; absent: the kind's default permissions, with writes off unless `writable`. */
   readonly permissions?: PermissionTree | null;
@@ -235,7 +245,7 @@ export class NetworkService {
           throw new AlreadyExistsError(`Another seeded source already uses the slug "${declaration.source}".`, { details: { host: declaration.source } });
         }
         if (declaration.scope !== 'project') {
-          throw new InvalidArgumentError(`Source "${declaration.source}" is owned per ${declaration.scope}; it is attached for each ${declaration.scope}, not seeded into the network.`, {
+          throw new InvalidArgumentError(`Source "${declaration.source}" is owned per ${declaration.scope}; each ${declaration.scope} attaches their own (host add --from ${offer.packageId}), as "${declaration.source}+${declaration.scope}.{id}".`, {
             details: { argument: 'scope' },
           });
         }
@@ -271,10 +281,11 @@ export class NetworkService {
   }
 
   /** The `seed: "discoverable"` sources of the loaded packages, for the network. */
-  async discoverable(network: string): Promise<DiscoverableSource[]> {
+  async discoverable(network: string, adder?: HostAdder): Promise<DiscoverableSource[]> {
     const hosts = await this.#o.store.hosts.list((await this.get(network)).slug);
     return sourceOffers(this.#o.loader, network)
-      .filter((offer) => offer.declaration.seed === 'discoverable')
+      // An owned auto seed is attached per owner, so it is offered like a discoverable one.
+      .filter((offer) => offer.declaration.seed === 'discoverable' || offer.declaration.scope !== 'project')
       .map(({ packageId, declaration }) => ({
         packageId,
         source: declaration.source,
@@ -284,7 +295,13 @@ export class NetworkService {
         root: declaration.root ?? null,
         ownership: declaration.scope,
         kindRegistered: this.#o.kinds.has(declaration.kind),
-        added: hosts.some((host) => host.origin === packageId && host.slug === declaration.source),
+        // An owned source counts as added when the asking owner has attached their clone.
+        added: hosts.some(
+          (host) =>
+            host.origin === packageId &&
+            canonicalSlug(host) === declaration.source &&
+            (declaration.scope === 'project' || (adder !== undefined && host.ownerId === (declaration.scope === 'user' ? adder.userId : (adder.agentId ?? null)))),
+        ),
         seeRequires: declaration.visibility?.seeRequires ?? [],
       }));
   }
@@ -311,7 +328,13 @@ export class NetworkService {
   async addDeclared(network: string, packageId: string, source: string, overrides: Partial<Omit<AddHostInput, 'network' | 'declaredBy'>> = {}): Promise<HostView> {
     const offer = sourceOffers(this.#o.loader, network).find((item) => item.packageId === packageId && item.declaration.source === source);
     if (offer === undefined) throw new NotFoundError(`Package "${packageId}" declares no source "${source}".`, { details: { packageId, source } });
-    return this.addHost({ ...offerInput(network, offer), ...overrides, network, declaredBy: packageId });
+    const ownership = overrides.ownership ?? offer.declaration.scope;
+    if (ownership === 'project') return this.addHost({ ...offerInput(network, offer), ...overrides, network, declaredBy: packageId });
+    // A user's or agent's clone: the owner is the adder (when a token adds it), and the slug is re-qualified for them.
+    const ownerId = overrides.adder === undefined ? overrides.ownerId : ownerIdFor(overrides.adder, ownership, overrides.ownerId);
+    const slug = ownedSlug(offer.declaration.source, ownership, ownerId ?? null);
+    const ownerFolder = ownerQualifier({ slug, ownership, ownerId: ownerId ?? null });
+    return this.addHost({ ...offerInput(network, offer), config: declaredConfig(offer.declaration, ownerFolder), ...overrides, ownership, ...(ownerId === undefined ? {} : { ownerId }), slug, network, declaredBy: packageId });
   }
 
   /** The network's hosts, by slug. Throws `not_found` for an unknown network. */
@@ -365,7 +388,8 @@ export class NetworkService {
       });
     }
     const config = this.#o.kinds.validateConfig(kind.kind, input.config ?? {});
-    const { ownership, ownerId } = checkOwnership(input.ownership, input.ownerId, kind);
+    const requestedOwner = input.adder === undefined ? input.ownerId : ownerIdFor(input.adder, input.ownership ?? kind.defaultOwnership, input.ownerId);
+    const { ownership, ownerId } = checkOwnership(input.ownership, requestedOwner, kind);
     const privateOrigins = input.privateOrigins === undefined ? [] : checkPrivateOrigins(input.privateOrigins);
     const draft: HostDraft = { network, slug, kind: kind.kind, config, ownership, ownerId, privateOrigins };
     // Refuses a config that sets a field the platform owns (a pad's path).
@@ -388,7 +412,8 @@ export class NetworkService {
     if (mode.networkStored && mode.existing === undefined && (await this.#o.store.hosts.get({ network, host: slug })) !== null) {
       throw new AlreadyExistsError(`Network "${network}" has a host "${slug}" already; choose another slug.`, { details: { network, host: slug } });
     }
-    const origin = attributeHost({ slug, kind: kind.kind, config }, sourceOffers(this.#o.loader, network), this.#bases(network), input.declaredBy);
+    const owned = { slug, ownership, ownerId };
+    const origin = attributeHost({ slug: canonicalSlug(owned), kind: kind.kind, config }, sourceOffers(this.#o.loader, network), this.#bases(network), input.declaredBy, ownerQualifier(owned));
     const hostInput: HostInput = {
       slug,
       kind: kind.kind,

@@ -64,6 +64,7 @@ import type { PlatformPaths } from './data-dir.js';
 import { concealTree, concealingConnector, concealmentFor, type Concealment } from './concealment.js';
 import { imapCredentials } from './imap-credentials.js';
 import { PortHost, describePortHost } from './port-host.js';
+import { ownerCallContext } from './source-owner.js';
 
 /** What forms, validation and listings show about a kind. */
 export interface HostKindMetadata {
@@ -314,6 +315,7 @@ export class HostKinds {
     const inFlight = this.#binding.get(id);
     if (!runtimeChanged && inFlight !== undefined && inFlight.version === version) return inFlight.port;
     this.#bindable.set(id, host);
+    const callContext = ownerCallContext(host);
     const port = registry
       .bindSource({
         source: host.slug,
@@ -321,6 +323,8 @@ export class HostKinds {
         config: this.openConfig(host),
         scope: host.ownership,
         projectRoot: this.#o.paths.networkRoot(host.network),
+        // A user's or agent's host: its calls name the owner to the package's credential resolver (source-owner.ts).
+        ...(callContext === undefined ? {} : { callContext }),
       })
       .then((bound) => {
         this.#portVersions.set(id, version);

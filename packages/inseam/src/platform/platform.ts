@@ -49,6 +49,7 @@ import type { CredentialDeclaration, SessionContext } from '@neuralis/package-sy
 import { PackageLoader } from '@neuralis/package-system/loader';
 import { PlatformPaths, resolveDataDir, resolveStoreUrl, type PlatformEnv } from './data-dir.js';
 import { CheckedSchemaFile } from './checked-schemas.js';
+import { ownerAwareResolvers } from './source-owner.js';
 import type { CrawlRequests, CrawlTicket, PrepareHost, QueuedCrawl, WebhookReceipt } from './crawl-requests.js';
 import { EgressLog } from './egress-log.js';
 import { HostKinds } from './host-kinds.js';
@@ -392,7 +393,7 @@ export async function openPlatform(options: OpenPlatformOptions = {}): Promise<P
     let platform: Platform | undefined;
     const packageStates = new PackageStates();
     const loader = new PackageLoader({
-      credentials: packageCredentials.resolvers((packageId) => declared.get(packageId)),
+      credentials: ownerAwareResolvers(packageCredentials.resolvers((packageId) => declared.get(packageId))),
       packageState: (packageId, network) => packageStates.state(packageId, network),
       execPathPolicy: (session, cwd, source) => platform?.execAllowed(session, cwd, source) ?? false,
       checkedSchemas: new CheckedSchemaFile(paths.checkedSchemas),

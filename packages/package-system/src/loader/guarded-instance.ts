@@ -6,6 +6,7 @@
  */
 import type { ConnectorPort, ExecContext, ExecRequest } from '../contracts/index.js';
 import { CONNECTOR_PORT_VERSION } from '../contracts/index.js';
+import type { BindingCallContext } from '../registry/index.js';
 import type { CapturedMembers, CheckedConnector } from './capability-check.js';
 import { guardExecEntry, type ExecGuardOptions } from './exec-guard.js';
 
@@ -13,9 +14,14 @@ type AnyFunction = (...args: never[]) => unknown;
 
 const FORWARDED = ['list', 'read', 'write', 'walk', 'scanContent', 'stat', 'delete', 'probeConnection', 'isRuntimeActive', 'resolveOsUri'] as const;
 
-/** `guard` names the binding (kind, source) and carries its entry features and path policy. */
-export function buildGuardedInstance(target: object, checked: CheckedConnector, guard: ExecGuardOptions): ConnectorPort {
+/**
+ * `guard` names the binding (kind, source) and carries its entry features and path policy;
+ * `callContext`, when the platform gave one, wraps every forwarded call and each step of an
+ * async iterator a call returns (an iterator's steps run when its consumer asks, outside the call).
+ */
+export function buildGuardedInstance(target: object, checked: CheckedConnector, guard: ExecGuardOptions, callContext?: BindingCallContext): ConnectorPort {
   const { members } = checked;
+  const forward = (fn: AnyFunction, self: object): ((...args: unknown[]) => unknown) => forwardIn(fn, self, callContext);
   const port: Record<string, unknown> = {
     kind: guard.kind,
     source: guard.source,
@@ -27,14 +33,16 @@ export function buildGuardedInstance(target: object, checked: CheckedConnector, 
     if (fn !== undefined) port[name] = forward(fn, target);
   }
   if (members.exec !== undefined) port['exec'] = guardExecEntry('exec', forward(members.exec, target) as EntryCall, guard);
-  if (members.detached !== undefined) port['detached'] = guardedFacet(members.detached, guard);
+  if (members.detached !== undefined) port['detached'] = guardedFacet(members.detached, guard, forward);
   return Object.freeze(port) as unknown as ConnectorPort;
 }
 
 /** A captured exec entry, typed as the port declares it. */
 type EntryCall = (request: ExecRequest, context: ExecContext) => Promise<unknown>;
 
-function guardedFacet(facet: NonNullable<CapturedMembers['detached']>, guard: ExecGuardOptions): Record<string, unknown> {
+type Forward = (fn: AnyFunction, self: object) => (...args: unknown[]) => unknown;
+
+function guardedFacet(facet: NonNullable<CapturedMembers['detached']>, guard: ExecGuardOptions, forward: Forward): Record<string, unknown> {
   return Object.freeze({
     start: guardExecEntry('detached.start', forward(facet.start, facet.target) as EntryCall, guard),
     // Not guarded on purpose: a caller who lost the entry feature must still read and stop its runs.
@@ -45,6 +53,31 @@ function guardedFacet(facet: NonNullable<CapturedMembers['detached']>, guard: Ex
   });
 }
 
-function forward(fn: AnyFunction, target: object): (...args: unknown[]) => unknown {
-  return (...args: unknown[]) => Reflect.apply(fn, target, args);
+function forwardIn(fn: AnyFunction, target: object, callContext: BindingCallContext | undefined): (...args: unknown[]) => unknown {
+  if (callContext === undefined) return (...args: unknown[]) => Reflect.apply(fn, target, args);
+  return (...args: unknown[]) => {
+    const result = callContext(() => Reflect.apply(fn, target, args));
+    return isAsyncIterable(result) && !isThenable(result) ? iterableIn(result, callContext) : result;
+  };
+}
+
+function isThenable(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+}
+
+/** The iterable as an async iterator too (as a generator object is), each step inside the call context. */
+function iterableIn(iterable: AsyncIterable<unknown>, callContext: BindingCallContext): AsyncIterableIterator<unknown> {
+  let iterator: AsyncIterator<unknown> | undefined;
+  const inner = (): AsyncIterator<unknown> => (iterator ??= callContext(() => iterable[Symbol.asyncIterator]()));
+  const stepped: AsyncIterableIterator<unknown> = {
+    next: (...args: [] | [unknown]) => callContext(() => inner().next(...args)),
+    return: (value?: unknown) => callContext(() => inner().return?.(value) ?? Promise.resolve({ done: true as const, value })),
+    throw: (error?: unknown) => callContext(() => inner().throw?.(error) ?? Promise.reject(error)),
+    [Symbol.asyncIterator]: () => stepped,
+  };
+  return stepped;
 }

@@ -11,7 +11,7 @@
  */
 import type { ConnectorFactory, ConnectorFactoryContext, ConnectorPort, PackageTrust, SourceConnectorEntry } from '../contracts/index.js';
 import { BindingConflictError, ConnectorFailedError, ManifestValidationError, isConnectorError } from '../contracts/index.js';
-import type { ConnectorKindRuntime, ValidatedBindingRequest } from '../registry/index.js';
+import type { BindingCallContext, ConnectorKindRuntime, ValidatedBindingRequest } from '../registry/index.js';
 import { checkConnectorCapabilities } from './capability-check.js';
 import type { ExecPathPolicy } from './exec-guard.js';
 import { buildGuardedInstance } from './guarded-instance.js';
@@ -61,14 +61,14 @@ export function createKindRuntime(options: KindRuntimeOptions): ConnectorKindRun
       const context = factoryContext(options, provenance, request.config);
       let produced: unknown;
       try {
-        produced = await options.factory(context);
+        produced = await (request.callContext === undefined ? options.factory(context) : request.callContext(() => options.factory(context)));
       } catch (cause) {
         throw new ConnectorFailedError(`The factory of kind "${entry.kind}" threw while binding source "${provenance.source}".`, {
           cause,
           details: { kind: entry.kind, source: provenance.source, ...(isConnectorError(cause) ? { causeCode: cause.code } : {}) },
         });
       }
-      return acceptInstance(produced, provenance, options);
+      return acceptInstance(produced, provenance, options, request.callContext);
     },
   });
 }
@@ -85,7 +85,7 @@ function factoryContext(options: KindRuntimeOptions, provenance: ConnectorBindin
   });
 }
 
-function acceptInstance(produced: unknown, provenance: ConnectorBindingProvenance, options: KindRuntimeOptions): ConnectorPort {
+function acceptInstance(produced: unknown, provenance: ConnectorBindingProvenance, options: KindRuntimeOptions, callContext: BindingCallContext | undefined): ConnectorPort {
   const { kind, source } = provenance;
   if (typeof produced !== 'object' || produced === null) {
     throw new ConnectorFailedError(`The factory of kind "${kind}" returned no connector object for source "${source}".`, { details: { kind, source } });
@@ -102,7 +102,7 @@ function acceptInstance(produced: unknown, provenance: ConnectorBindingProvenanc
       );
     }
     const checked = checkConnectorCapabilities(port, options.entry);
-    const instance = buildGuardedInstance(port, checked, { kind, source, execRequires: provenance.execRequires, pathPolicy: options.pathPolicy });
+    const instance = buildGuardedInstance(port, checked, { kind, source, execRequires: provenance.execRequires, pathPolicy: options.pathPolicy }, callContext);
     stampInstance(produced, instance, provenance);
     return instance;
   } catch (error) {

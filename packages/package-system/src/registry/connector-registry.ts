@@ -34,7 +34,17 @@ export interface SourceBindingRequest {
   readonly scope: OwnershipScope;
   /** Absolute project root; required for kinds that declare exec or execDetached. */
   readonly projectRoot?: string;
+  /**
+   * The platform's call context for this binding: the factory and every member call of the
+   * handed-out instance (and each step of an iterator it returns) run inside it. A platform uses
+   * it to name the source's owner to its credential resolver (an AsyncLocalStorage), since the
+   * resolver a package's `init(ctx)` received is shared by all its bindings. Default: none.
+   */
+  readonly callContext?: BindingCallContext;
 }
+
+/** Runs `call` inside the platform's context for one binding and returns what it returns. */
+export type BindingCallContext = <T>(call: () => T) => T;
 
 /** A binding request whose config has passed the kind's configSchema. */
 export interface ValidatedBindingRequest extends SourceBindingRequest {
@@ -313,7 +323,10 @@ export class ConnectorRegistry {
 /** A private copy, so a caller mutating its request object later cannot change a stored binding. */
 function snapshotRequest(request: SourceBindingRequest): SourceBindingRequest {
   if (typeof request !== 'object' || request === null) throw new InvalidArgumentError('A binding request must be an object.');
-  const { source, kind, scope, projectRoot } = request;
+  const { source, kind, scope, projectRoot, callContext } = request;
+  if (callContext !== undefined && typeof callContext !== 'function') {
+    throw new InvalidArgumentError(`The call context of source "${String(source)}" must be a function.`, { details: { source: String(source) } });
+  }
   if (typeof source !== 'string' || !SOURCE_SLUG.test(source)) {
     throw new InvalidArgumentError('The source slug must start with a lowercase letter and use only a-z, 0-9, "+", "." or "-".');
   }
@@ -330,7 +343,7 @@ function snapshotRequest(request: SourceBindingRequest): SourceBindingRequest {
   } catch (cause) {
     throw new InvalidArgumentError(`The config of source "${source}" is not plain data.`, { cause, details: { source } });
   }
-  return Object.freeze({ source, kind, scope, config, ...(projectRoot === undefined ? {} : { projectRoot }) });
+  return Object.freeze({ source, kind, scope, config, ...(projectRoot === undefined ? {} : { projectRoot }), ...(callContext === undefined ? {} : { callContext }) });
 }
 
 function asConnectorError(error: unknown, request: SourceBindingRequest): ConnectorError {

@@ -3,6 +3,7 @@ export type { SourceKindRegistration, SourceKindMetadata } from './source-kind-r
 export { ConnectorRegistry } from './connector-registry.js';
 export type {
   SourceBindingRequest,
+  BindingCallContext,
   ValidatedBindingRequest,
   ConnectorKindRuntime,
   RegisteredConnectorKind,

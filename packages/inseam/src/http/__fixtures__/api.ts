@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import type { FastifyInstance } from 'fastify';
-import { openPlatform, type Platform } from '../../platform/index.js';
+import { openPlatform, type PackageSpec, type Platform } from '../../platform/index.js';
 import { removeDir, tempDir, writeFiles } from '../../platform/__fixtures__/platforms.js';
 import { SessionService } from '../sessions.js';
 import { ADMIN_FEATURES, TokenService } from '../tokens.js';
@@ -45,12 +45,13 @@ export async function startApi(
     readonly clock?: () => number;
     /** The filesystem service over the platform startApi opens (a test's subclass of FsService). */
     readonly fsOf?: (platform: Platform) => HttpServerOptions['fs'];
+    readonly packages?: readonly PackageSpec[];
   } = {},
 ): Promise<Api> {
   const dataDir = await tempDir('http');
   const folder = await tempDir('http-files');
   await writeFiles(folder, FILES);
-  const platform = await openPlatform({ dataDir, env: {} });
+  const platform = await openPlatform({ dataDir, env: {}, ...(options.packages === undefined ? {} : { packages: options.packages }) });
   await platform.networks.init('home');
   await platform.networks.addHost({
     network: 'home',
@@ -66,7 +67,7 @@ export async function startApi(
   const admin = (await tokens.create({ name: 'admin', userId: 'ann', features: ADMIN_FEATURES })).token;
   const reader = (await tokens.create({ name: 'reader', userId: 'bob', network: 'home' })).token;
   const agent = (await tokens.create({ name: 'agent', userId: 'ann', agentId: 'helper', network: 'home', features: ['exec.machine', 'connectors.trial', 'connectors.approve'], grants: ['exec:inseam://home/files/docs'] })).token;
-  const { clock, fsOf, ...server } = options;
+  const { clock, fsOf, packages: _packages, ...server } = options;
   const fs = fsOf?.(platform);
   const sessions = new SessionService(platform.store.sessions, clock === undefined ? {} : { now: clock });
   const app = await createServer({ platform, tokens, sessions, mcp: false, ...(fs === undefined ? {} : { fs }), ...server });

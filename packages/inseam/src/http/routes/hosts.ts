@@ -219,11 +219,11 @@ export const hostRoutes: readonly RouteSpec[] = [
     action: 'sources.discoverable',
     summary: 'Sources the loaded packages offer to add (seed "discoverable"), for the caller\'s network',
     description:
-      'Add one with `POST /v1/hosts { slug: <source>, from: <packageId> }`; `added` says whether it is there already. An offer whose `seeRequires` names a feature the token lacks is left out (a display default; adding stays gated by hosts.manage).',
+      'Add one with `POST /v1/hosts { slug: <source>, from: <packageId> }`; `added` says whether it is there already. A source owned per user or agent (`ownership`) is added as the caller\'s own clone, under the slug `{source}+{user|agent}.{owner}`, and `added` says whether the caller has one. An offer whose `seeRequires` names a feature the token lacks is left out (a display default; adding stays gated by hosts.manage).',
     tag: 'hosts',
     responses: { 200: { description: 'Offers, by package.', schema: { type: 'array', items: discoverableSource } } },
     handler: async (call) => {
-      const offers = await call.services.platform.networks.discoverable(await call.network());
+      const offers = await call.services.platform.networks.discoverable(await call.network(), actorOf(call));
       return offers.filter((offer) => offer.seeRequires.every((feature) => call.principal.features.has(feature)));
     },
   },
@@ -296,11 +296,12 @@ export const hostRoutes: readonly RouteSpec[] = [
       const { network: _network, from, kind, scratchPrefix: prefix, ...fields } = body;
       let added;
       if (from !== undefined) {
-        added = { ...(await call.services.platform.networks.addDeclared(network, from, body.slug, { ...fields, ...(kind === undefined ? {} : { kind }) })), writes: null };
+        // A user- or agent-owned clone is the caller's own, under its re-qualified slug (network/owned-slug.ts).
+        added = { ...(await call.services.platform.networks.addDeclared(network, from, body.slug, { ...fields, ...(kind === undefined ? {} : { kind }), adder: actorOf(call) })), writes: null };
       } else {
         if (kind === undefined) throw new HttpError('invalid_argument', 'A host needs a `kind` (see GET /v1/source-kinds), or `from` naming the package that declares it.', { details: { argument: 'body.kind' } });
         if (call.services.platform.kinds.has(kind) && call.services.platform.kinds.get(kind).sandboxed) await call.services.connectors.requireApprovedKind(network, kind);
-        const input: AddHostInput = { ...fields, network, kind };
+        const input: AddHostInput = { ...fields, network, kind, adder: actorOf(call) };
         const { host, writes } = await call.services.connectors.addHost(actorOf(call), input, prefix);
         added = { ...host, writes };
       }
