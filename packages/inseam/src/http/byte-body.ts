@@ -21,6 +21,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
+import type { ReadableStreamReadResult } from 'node:stream/web';
 
 /** The size of each read (and write) of a byte stream; two such buffers per response. */
 export const BODY_CHUNK_BYTES = 1024 * 1024;

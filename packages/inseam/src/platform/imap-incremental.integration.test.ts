@@ -165,6 +165,7 @@ describe('incremental sync of an imap host', () => {
     await client.mailboxCreate('Lists');
     for (let i = 0; i < 4; i += 1) await append('Lists', message(`Re-made list post ${i}`));
     const status = await client.status('Lists', { uidValidity: true });
+    if (status === false) throw new Error('Dovecot answered no STATUS for Lists.');
     expect(before.every((path) => !path.startsWith(`Lists/${status.uidValidity}-`))).toBe(true);
 
     const { value: run, fetches } = await recorded(async () => (await platform.sync(REF)).result);
