@@ -1,12 +1,13 @@
 /**
- * Reading one entry's content for the index: streamed, stopped as soon as it passes the limit,
- * bounded in time, and reduced to UTF-8 text or a reason why there is none. A document (PDF,
+ * Reading one entry's content for the index: never for a type that cannot be indexed (the type
+ * alone says so: catalog/text.ts), otherwise once, streamed, stopped as soon as it passes the
+ * limit or its first chunk shows a NUL, bounded in time, and reduced to UTF-8 text or a reason why there is none. A document (PDF,
  * DOCX, XLSX, PPTX, HTML) is indexed by the text an extraction worker finds in it; one that
  * cannot be read counts as an error of the run and is kept as `binary`, not retried until it
  * changes.
  */
 import type { Connector, Entry } from '@inseam/connector';
-import { decodeText, isBinaryMime } from '../catalog/index.js';
+import { decodeText, isBinaryMime, sniffedBinary } from '../catalog/index.js';
 import { documentKind, sharedExtractor, type DocumentExtractor, type DocumentKind } from '../extract/index.js';
 import type { ContentUpdate } from '../store/index.js';
 
@@ -74,6 +75,12 @@ export async function readContent(connector: Connector, entry: Entry, options: C
       if (total > options.maxBytes) {
         void reader.cancel().catch(() => undefined);
         return { update: { state: 'too_large', key }, failed: false };
+      }
+      // A file of unknown type is read once, and only as far as the NUL that shows it is not
+      // text: the first chunk (a whole small file, the first 64 KiB of a large one) settles it.
+      if (kind === null && chunks.length === 0 && sniffedBinary(value)) {
+        void reader.cancel().catch(() => undefined);
+        return { update: { state: 'binary', key }, failed: false };
       }
       chunks.push(value);
     }
