@@ -43,12 +43,23 @@ function indexTextSource(connector: Connector): IndexTextSource | undefined {
   return typeof candidate.searchText === 'function' ? (candidate as IndexTextSource) : undefined;
 }
 
+/**
+ * The content state an entry's listing alone settles, without reading anything: `binary` for a
+ * type no worker can turn into text, `too_large` for a declared size over the limit; undefined
+ * when only its bytes can tell. Synchronous, so a batch of such entries costs no async hop each.
+ */
+export function contentFromListing(entry: Entry, maxBytes: number, key: string | null): ContentUpdate | undefined {
+  if (isBinaryMime(entry.mime) && documentKind(entry.mime, entry.path) === null) return { state: 'binary', key };
+  if (entry.size !== undefined && entry.size > maxBytes) return { state: 'too_large', key };
+  return undefined;
+}
+
 /** Never rejects: a failed read becomes `{ state: 'error' }`. */
 export async function readContent(connector: Connector, entry: Entry, options: ContentReadOptions): Promise<ContentRead> {
   const { key } = options;
+  const settled = contentFromListing(entry, options.maxBytes, key);
+  if (settled !== undefined) return { update: settled, failed: false };
   const kind = documentKind(entry.mime, entry.path);
-  if (kind === null && isBinaryMime(entry.mime)) return { update: { state: 'binary', key }, failed: false };
-  if (entry.size !== undefined && entry.size > options.maxBytes) return { update: { state: 'too_large', key }, failed: false };
   const deadline = new Deadline(options.timeoutMs);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
