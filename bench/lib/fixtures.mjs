@@ -131,3 +131,26 @@ async function writeBigFile(path, bytes) {
   }
   await handle.close();
 }
+
+/** Extensions of `manyBinaryFiles`: types that name a binary format, so nothing in them can be indexed. */
+const BINARY_EXTENSIONS = ['png', 'jpg', 'zip', 'gz', 'mp4', 'woff2', 'sqlite', 'mp3'];
+
+/**
+ * `count` binary files of 1–4 KiB in the tree shape of `manySmallFiles` (`d{k}/e{j}/file-N.<ext>`),
+ * each named for a binary type (png, jpg, zip, gz, mp4, woff2, sqlite, mp3, in turn) and holding
+ * NUL-laced bytes: a folder whose crawl records metadata only, nothing to index.
+ */
+export function manyBinaryFiles(count) {
+  return buildOnce(join(benchRoot, `binary-${count}`), async (staging) => {
+    const perDir = 100;
+    const sizes = smallFileSizes(count);
+    const files = [];
+    for (let i = 0; i < count; i += 1) {
+      const d = Math.floor(i / perDir);
+      const sub = join(staging, `d${Math.floor(d / 100)}`, `e${d % 100}`);
+      if (i % perDir === 0) await mkdir(sub, { recursive: true });
+      files.push({ path: join(sub, `file-${i}.${BINARY_EXTENSIONS[i % BINARY_EXTENSIONS.length]}`), size: sizes[i], fill: i % 2 === 0 ? 0 : 0xff });
+    }
+    await writeAll(files);
+  });
+}

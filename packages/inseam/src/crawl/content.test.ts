@@ -58,6 +58,33 @@ describe('reading content for the index', () => {
     const notAStream = await readContent(connector(async () => 'text' as unknown as ReadableStream<Uint8Array>), entry, options);
     expect(notAStream.failed).toBe(true);
   });
+
+  it('stops reading an unknown type at a first chunk with a NUL in it, and cancels the stream', async () => {
+    const body = stream([new Uint8Array([0x89, 0x50, 0, 1]), bytes('never read')]);
+    let pulled = 0;
+    const counting = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const reader = body.getReader();
+        const { done, value } = await reader.read();
+        reader.releaseLock();
+        pulled += 1;
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => body.cancel(reason),
+    }, { highWaterMark: 0 });
+    const result = await readContent(connector(async () => counting), { path: 'blob', mime: 'application/octet-stream' }, { ...options, maxBytes: 100 });
+    expect(result).toEqual({ update: { state: 'binary', key: 'e:1' }, failed: false });
+    expect(pulled).toBe(1);
+    expect((body as unknown as { cancelled: boolean }).cancelled).toBe(true);
+    // A type that names a binary format no worker reads is not opened at all.
+    let reads = 0;
+    for (const mime of ['application/vnd.sqlite3', 'application/x-xz', 'application/java-archive', 'application/msword', 'audio/mpeg']) {
+      const skipped = await readContent(connector(async () => (reads++, stream([]))), { path: 'x', mime }, options);
+      expect(skipped.update, mime).toEqual({ state: 'binary', key: 'e:1' });
+    }
+    expect(reads).toBe(0);
+  });
 });
 
 describe('reading documents for the index', () => {

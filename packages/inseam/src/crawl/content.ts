@@ -1,12 +1,13 @@
 /**
- * Reading one entry's content for the index: streamed, stopped as soon as it passes the limit,
- * bounded in time, and reduced to UTF-8 text or a reason why there is none. A document (PDF,
+ * Reading one entry's content for the index: never for a type that cannot be indexed (the type
+ * alone says so: catalog/text.ts), otherwise once, streamed, stopped as soon as it passes the
+ * limit or its first chunk shows a NUL, bounded in time, and reduced to UTF-8 text or a reason why there is none. A document (PDF,
  * DOCX, XLSX, PPTX, HTML) is indexed by the text an extraction worker finds in it; one that
  * cannot be read counts as an error of the run and is kept as `binary`, not retried until it
  * changes.
  */
 import type { Connector, Entry } from '@inseam/connector';
-import { decodeText, isBinaryMime } from '../catalog/index.js';
+import { decodeText, isBinaryMime, sniffedBinary } from '../catalog/index.js';
 import { documentKind, sharedExtractor, type DocumentExtractor, type DocumentKind } from '../extract/index.js';
 import type { ContentUpdate } from '../store/index.js';
 
@@ -42,12 +43,23 @@ function indexTextSource(connector: Connector): IndexTextSource | undefined {
   return typeof candidate.searchText === 'function' ? (candidate as IndexTextSource) : undefined;
 }
 
+/**
+ * The content state an entry's listing alone settles, without reading anything: `binary` for a
+ * type no worker can turn into text, `too_large` for a declared size over the limit; undefined
+ * when only its bytes can tell. Synchronous, so a batch of such entries costs no async hop each.
+ */
+export function contentFromListing(entry: Entry, maxBytes: number, key: string | null): ContentUpdate | undefined {
+  if (isBinaryMime(entry.mime) && documentKind(entry.mime, entry.path) === null) return { state: 'binary', key };
+  if (entry.size !== undefined && entry.size > maxBytes) return { state: 'too_large', key };
+  return undefined;
+}
+
 /** Never rejects: a failed read becomes `{ state: 'error' }`. */
 export async function readContent(connector: Connector, entry: Entry, options: ContentReadOptions): Promise<ContentRead> {
   const { key } = options;
+  const settled = contentFromListing(entry, options.maxBytes, key);
+  if (settled !== undefined) return { update: settled, failed: false };
   const kind = documentKind(entry.mime, entry.path);
-  if (kind === null && isBinaryMime(entry.mime)) return { update: { state: 'binary', key }, failed: false };
-  if (entry.size !== undefined && entry.size > options.maxBytes) return { update: { state: 'too_large', key }, failed: false };
   const deadline = new Deadline(options.timeoutMs);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
@@ -74,6 +86,12 @@ export async function readContent(connector: Connector, entry: Entry, options: C
       if (total > options.maxBytes) {
         void reader.cancel().catch(() => undefined);
         return { update: { state: 'too_large', key }, failed: false };
+      }
+      // A file of unknown type is read once, and only as far as the NUL that shows it is not
+      // text: the first chunk (a whole small file, the first 64 KiB of a large one) settles it.
+      if (kind === null && chunks.length === 0 && sniffedBinary(value)) {
+        void reader.cancel().catch(() => undefined);
+        return { update: { state: 'binary', key }, failed: false };
       }
       chunks.push(value);
     }

@@ -7,7 +7,7 @@ import type { Connector, Entry } from '@inseam/connector';
 import { EntryEncoder, contentKey } from '../catalog/index.js';
 import type { DocumentExtractor } from '../extract/index.js';
 import type { CatalogStore, ContentUpdate, EntryDecision, EntryPut, EntryState } from '../store/index.js';
-import { readContent } from './content.js';
+import { contentFromListing, readContent } from './content.js';
 
 export interface WriteItem {
   readonly entry: Entry;
@@ -91,7 +91,11 @@ export class EntryPreparer {
         if (existing !== undefined && existing.contentState !== 'none') content = { state: 'none', key: null };
       } else {
         const key = contentKey(entry);
-        if (!this.#unchanged(existing, key, entry, marker)) reads.push({ index: puts.length, entry, key });
+        if (!this.#unchanged(existing, key, entry, marker)) {
+          // What the listing settles (a binary type, a size over the limit) is never read.
+          content = contentFromListing(entry, this.#options.maxContentBytes, key);
+          if (content === undefined) reads.push({ index: puts.length, entry, key });
+        }
       }
       puts.push({ row, ...(movedFrom === undefined ? {} : { movedFrom }), ...(content === undefined ? {} : { content }) });
     }
