@@ -10,6 +10,7 @@ import type { FetchQueryObject } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Connector } from '@inseam/connector';
 import { startDovecot, type Dovecot } from '../../../../connectors/imap/src/__fixtures__/dovecot.mjs';
+import { appendMessage, plainMessage } from './__fixtures__/imap-mail.js';
 import { openTestPlatform, removeDir, sqliteOf, tempDir } from './__fixtures__/platforms.js';
 import type { Platform } from './platform.js';
 
@@ -22,24 +23,9 @@ let client: ImapFlow;
 let dataDir: string;
 let platform: Platform;
 
-function message(subject: string): string {
-  return [
-    'From: Bob <bob@example.org>',
-    'To: Alice <alice@example.com>',
-    `Subject: ${subject}`,
-    `Message-ID: <${Math.random().toString(36).slice(2)}@example.org>`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `Body of ${subject}.`,
-    '',
-  ].join('\r\n');
-}
 
-async function append(mailbox: string, text: string): Promise<number> {
-  const result = await client.append(mailbox, text);
-  if (result === false || result.uid === undefined) throw new Error('append failed');
-  return result.uid;
+function append(mailbox: string, text: string): Promise<number> {
+  return appendMessage(client, mailbox, text);
 }
 
 /** path → etag of what a fresh listing of the host shows (Trash left out, as the default scope does). */
@@ -99,9 +85,9 @@ beforeAll(async () => {
   client = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: true, tls: { ca: dovecot.ca }, auth: { user: USER.name, pass: USER.password }, logger: false });
   client.on('error', () => undefined);
   await client.connect();
-  for (let i = 0; i < SIZE; i += 1) await append('INBOX', message(`Message ${i}`));
+  for (let i = 0; i < SIZE; i += 1) await append('INBOX', plainMessage(`Message ${i}`));
   await client.mailboxCreate('Lists');
-  for (let i = 0; i < 3; i += 1) await append('Lists', message(`List post ${i}`));
+  for (let i = 0; i < 3; i += 1) await append('Lists', plainMessage(`List post ${i}`));
   dataDir = await tempDir('platform-imap-incremental');
   platform = await openTestPlatform(dataDir);
   await platform.networks.init('home');
@@ -131,7 +117,7 @@ describe('incremental sync of an imap host', () => {
     const moved = await client.messageMove(String(uids[30]), 'Archive', { uid: true });
     expect(moved).not.toBe(false);
     const added: number[] = [];
-    for (let i = 0; i < 4; i += 1) added.push(await append('INBOX', message(`New ${i}`)));
+    for (let i = 0; i < 4; i += 1) added.push(await append('INBOX', plainMessage(`New ${i}`)));
 
     const { value: run, fetches, searches } = await recorded(async () => (await platform.sync(REF)).result);
     expect(run, JSON.stringify(run.error)).toMatchObject({ state: 'completed', mode: 'incremental' });
@@ -163,7 +149,7 @@ describe('incremental sync of an imap host', () => {
     expect(before).toHaveLength(3);
     await client.mailboxDelete('Lists');
     await client.mailboxCreate('Lists');
-    for (let i = 0; i < 4; i += 1) await append('Lists', message(`Re-made list post ${i}`));
+    for (let i = 0; i < 4; i += 1) await append('Lists', plainMessage(`Re-made list post ${i}`));
     const status = await client.status('Lists', { uidValidity: true });
     if (status === false) throw new Error('Dovecot answered no STATUS for Lists.');
     expect(before.every((path) => !path.startsWith(`Lists/${status.uidValidity}-`))).toBe(true);

@@ -13,6 +13,7 @@ import { createImapHost } from '@inseam/connector-imap';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent, Connector, HostListOptions } from '@inseam/connector';
 import { startDovecot, type Dovecot } from '../../../../connectors/imap/src/__fixtures__/dovecot.mjs';
+import { appendMessage, plainMessage } from './__fixtures__/imap-mail.js';
 import { openTestPlatform, removeDir, sqliteOf, tempDir } from './__fixtures__/platforms.js';
 import type { Platform } from './platform.js';
 
@@ -26,25 +27,9 @@ let client: ImapFlow;
 let dataDir: string;
 let platform: Platform;
 
-function message(subject: string, extra: { headers?: string[]; body?: string; from?: string } = {}): string {
-  return [
-    ...(extra.headers ?? []),
-    `From: ${extra.from ?? 'Bob <bob@example.org>'}`,
-    'To: Alice <alice@example.com>',
-    `Subject: ${subject}`,
-    `Message-ID: <${Math.random().toString(36).slice(2)}@example.org>`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    extra.body ?? `Body of ${subject}.`,
-    '',
-  ].join('\r\n');
-}
 
-async function append(mailbox: string, text: string): Promise<number> {
-  const result = await client.append(mailbox, text);
-  if (result === false || result.uid === undefined) throw new Error('append failed');
-  return result.uid;
+function append(mailbox: string, text: string): Promise<number> {
+  return appendMessage(client, mailbox, text);
 }
 
 /** What the host has: every listed path, from a fresh listing. */
@@ -74,10 +59,10 @@ beforeAll(async () => {
   client = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: true, tls: { ca: dovecot.ca }, auth: { user: USER.name, pass: USER.password }, logger: false });
   client.on('error', () => undefined);
   await client.connect();
-  await append('INBOX', message('Quarterly lighthouse plan', { headers: ['Authentication-Results: mx.example.com; dkim=pass; spf=pass; dmarc=pass'], body: 'The keeper repaints the lantern room in spring.' }));
-  await append('INBOX', message('Forged results', { headers: ['Authentication-Results: evil.example.net; dkim=pass; spf=pass; dmarc=pass'] }));
-  await append('Sent', message('My answer', { from: 'Alice <alice@example.com>' }));
-  await append('Trash', message('Thrown away'));
+  await append('INBOX', plainMessage('Quarterly lighthouse plan', { headers: ['Authentication-Results: mx.example.com; dkim=pass; spf=pass; dmarc=pass'], body: 'The keeper repaints the lantern room in spring.' }));
+  await append('INBOX', plainMessage('Forged results', { headers: ['Authentication-Results: evil.example.net; dkim=pass; spf=pass; dmarc=pass'] }));
+  await append('Sent', plainMessage('My answer', { from: 'Alice <alice@example.com>' }));
+  await append('Trash', plainMessage('Thrown away'));
   dataDir = await tempDir('platform-imap');
   platform = await openTestPlatform(dataDir);
   await platform.networks.init('home');
@@ -148,7 +133,7 @@ describe('an imap host on the platform', () => {
       { pageSize: 2, credentials: { login: async () => ({ user: USER.name, pass: USER.password }) } },
     );
     const later: number[] = [];
-    for (let i = 0; i < 6; i += 1) later.push(await append('INBOX', message(`batch ${i}`)));
+    for (let i = 0; i < 6; i += 1) later.push(await append('INBOX', plainMessage(`batch ${i}`)));
     let pages = 0;
     const changing: Connector = {
       describe: () => inner.describe(),
@@ -159,7 +144,7 @@ describe('an imap host on the platform', () => {
         pages += 1;
         if (pages === 1) {
           // Behind the cursor: a new message (a higher UID, so still ahead) and an expunge of one not listed yet.
-          await append('INBOX', message('arrived mid-crawl'));
+          await append('INBOX', plainMessage('arrived mid-crawl'));
           await client.mailboxOpen('INBOX');
           await client.messageDelete(String(later[later.length - 1]), { uid: true });
         }
@@ -241,7 +226,7 @@ describe('an imap host on the platform', () => {
 
 describe('a crawler killed mid-crawl', () => {
   it('resumes with nothing lost or duplicated', async () => {
-    for (let i = 0; i < 60; i += 1) await append('Archive', message(`kill test ${i}`));
+    for (let i = 0; i < 60; i += 1) await append('Archive', plainMessage(`kill test ${i}`));
     const db = join(dataDir, 'kill.db');
     const clean = join(dataDir, 'clean.db');
     const caFile = dovecot.caPath;
