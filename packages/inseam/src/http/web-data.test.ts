@@ -114,6 +114,8 @@ describe('the sources packages offer', () => {
     expect(offered.status).toBe(200);
     expect(offered.json()).toEqual([
       expect.objectContaining({ packageId: 'test.seeds', source: 'reports', label: 'Reports', kind: 'local', description: 'Monthly reports, offered for on-demand add.', added: false, kindRegistered: true }),
+      // Owned per user: offered so that each user attaches their own (owned-sources.test.ts).
+      expect.objectContaining({ packageId: 'test.seeds', source: 'scratch', ownership: 'user', added: false }),
     ]);
     const added = await call({ url }, 'POST', '/v1/hosts', { token: admin, body: { slug: 'reports', from: 'test.seeds', description: 'Reports, as the team keeps them.' } });
     expect(added.status, added.text).toBe(201);
