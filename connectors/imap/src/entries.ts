@@ -134,6 +134,11 @@ export function messageEtag(facts: Pick<MessageFacts, 'ref' | 'modseq' | 'flags'
   return `"${facts.ref.uidValidity}.${facts.ref.uid}.${facts.modseq ?? '0'}.${flags}"`;
 }
 
+/** An attachment's etag: the message's state (MODSEQ and flags) under the part's own name. */
+export function attachmentEtag(facts: Pick<MessageFacts, 'ref' | 'modseq' | 'flags'>, index: number): string {
+  return `"${facts.ref.uidValidity}.${facts.ref.uid}.${index}.${messageEtag(facts).slice(1, -1).split('.').slice(2).join('.')}"`;
+}
+
 /**
  * The server's id for the message where it promises never to reuse one (OBJECTID's EMAILID,
  * Gmail's X-GM-MSGID, which survive a move), else UIDVALIDITY:UID within its mailbox.
@@ -191,7 +196,7 @@ export function attachmentEntries(facts: MessageFacts, mailbox: MailboxInfo): En
     mtime: facts.internalDate,
     // The attachment's entry carries the message's flags (extra), so its etag moves with them as
     // the message's does; its bytes are named by nativeHash, so a flag change reads nothing again.
-    etag: `"${facts.ref.uidValidity}.${facts.ref.uid}.${part.index}.${messageEtag(facts).slice(1, -1).split('.').slice(2).join('.')}"`,
+    etag: attachmentEtag(facts, part.index),
     nativeHash: `imap:${facts.ref.uidValidity}.${facts.ref.uid}.${part.index}.${createHash('sha256').update(facts.ref.mailbox).digest('hex').slice(0, 16)}`,
     mime: part.type,
     ...(facts.emailId === null ? {} : { nativeId: `emailid:${facts.emailId}/${part.index}` }),

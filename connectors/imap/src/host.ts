@@ -6,8 +6,9 @@
  *   (a day-granular SEARCH SINCE, then each candidate's INTERNALDATE). `order: "newest"`
  *   merges the mailboxes by arrival date, each taken by descending UID.
  * - Each message is followed by its attachments on the same page.
- * - names: every path with its etag, asking the server only what changed since this process's
- *   last call (CHANGEDSINCE MODSEQ, VANISHED; names.ts), so an incremental sync diffs those
+ * - names: every path with its etag, asking the server only what changed since the last call,
+ *   of this process or, through the crawler's memo, an earlier one (CHANGEDSINCE MODSEQ,
+ *   VANISHED; names.ts), so an incremental sync diffs those
  *   against the catalog instead of rescanning.
  * - stat/read answer for messages and attachments; a mailbox is a folder, not an object.
  * - watch, write, delete, setFlags and move: watch.ts and writes.ts.
@@ -27,7 +28,7 @@ import { mailboxPath, mailboxSegments, parseHostPath, shadowedMailboxSegment } f
 import type { ImapPath, MessageRef } from './paths.js';
 import { notFound } from './not-found.js';
 import type { ImapSession, MailboxInfo } from './session.js';
-import { NamesListing } from './names.js';
+import { NamesListing, type NamesMemo } from './names.js';
 import { ImapWatch } from './watch.js';
 import { ImapWrites } from './writes.js';
 import type { FlagChange } from './writes.js';
@@ -85,8 +86,8 @@ export class ImapHost implements Connector {
   }
 
   /** Every path list() returns, in ascending order, with its etag, in one page (the crawler's names diff). */
-  async names(_options: { readonly cursor?: string } = {}): Promise<{ paths: string[]; etags: (string | null)[] }> {
-    return this.namesListing.names(await this.#boxes(undefined));
+  async names(options: { readonly cursor?: string; readonly memo?: NamesMemo } = {}): Promise<{ paths: string[]; etags: (string | null)[] }> {
+    return this.namesListing.names(await this.#boxes(undefined), options.memo);
   }
 
   async #listForward(boxes: readonly MailboxInfo[], cursor: ListCursor | undefined, since: Date | undefined): Promise<HostListPage> {

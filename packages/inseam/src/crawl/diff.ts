@@ -35,7 +35,7 @@ import { entryProblem } from '../catalog/index.js';
 import { compileScope, type CompiledScope } from '../scope/index.js';
 import type { BatchOutcome, CatalogStore, EntryRecord } from '../store/index.js';
 import type { EntryPreparer, WriteItem } from './prepare.js';
-import type { HostNames } from './target.js';
+import type { HostNames, NamesMemo } from './target.js';
 
 /** How a diff ended: paused (it resumes from the start), done, or done having seen every change (etags on every name). */
 export type DiffEnd = 'paused' | 'done' | 'complete';
@@ -47,6 +47,8 @@ export interface DiffParts {
   readonly owner: string;
   readonly connector: Connector;
   readonly names: HostNames;
+  /** The host's memo, handed to names() (absent when the crawler keeps none). */
+  readonly memo?: NamesMemo;
   readonly description: Description;
   readonly scope: CompiledScope;
   readonly excluded: (path: string) => boolean;
@@ -71,7 +73,7 @@ export async function diffNames(parts: DiffParts): Promise<DiffEnd> {
   const { limits, window } = parts.scope;
   const adds = limits.maxEntries === undefined && limits.maxBytes === undefined && window.count === undefined;
   const listing = { everyEtag: true };
-  const host = hostPaths(parts.names, parts.hostFailed, listing);
+  const host = hostPaths(parts.names, parts.memo, parts.hostFailed, listing);
   const catalog = catalogEntries(parts.store, parts.hostId);
   const held = new Held(parts);
   let fresh: string[] = [];
@@ -217,13 +219,13 @@ class Held {
 const HOLD_BATCHES = 10;
 
 /** The host's names with their etags (undefined where the page states none; `listing.everyEtag` is cleared then). */
-async function* hostPaths(names: HostNames, failed: (error: unknown) => Error, listing: { everyEtag: boolean }): AsyncGenerator<{ readonly path: string; readonly etag: string | null | undefined }> {
+async function* hostPaths(names: HostNames, memo: NamesMemo | undefined, failed: (error: unknown) => Error, listing: { everyEtag: boolean }): AsyncGenerator<{ readonly path: string; readonly etag: string | null | undefined }> {
   let cursor: string | undefined;
   let previous: string | undefined;
   for (;;) {
     let page;
     try {
-      page = await names.names(cursor === undefined ? {} : { cursor });
+      page = await names.names({ ...(cursor === undefined ? {} : { cursor }), ...(memo === undefined ? {} : { memo }) });
     } catch (error) {
       throw failed(error);
     }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '@neuralis/package-system/contracts';
 import type { DocumentExtractor } from '../extract/index.js';
-import type { CatalogStore, HostRef, SyncHistoryStore } from '../store/index.js';
+import type { CatalogStore, HostMemoStore, HostRef, SyncHistoryStore } from '../store/index.js';
 import { newOwner } from './owner.js';
 
 export interface CrawlerOptions {
@@ -8,6 +8,8 @@ export interface CrawlerOptions {
   readonly store: CatalogStore;
   /** Where each run's stops are recorded for the host's sync history; absent records none. */
   readonly history?: SyncHistoryStore;
+  /** Where hosts keep what makes their names listing cheap in the next process (target.ts's `NamesMemo`); absent keeps none. */
+  readonly memos?: HostMemoStore;
   /** Entries per transaction. Default 1000. */
   readonly batchSize?: number;
   /** Content a batch may hold before it is committed (bytes). Default 32 MiB. */
@@ -44,6 +46,7 @@ export interface CrawlerOptions {
 
 export interface ResolvedCrawlerOptions {
   readonly store: CatalogStore;
+  readonly memos: HostMemoStore | undefined;
   readonly batchSize: number;
   readonly batchBytes: number;
   readonly readConcurrency: number;
@@ -73,6 +76,7 @@ export function resolveOptions(options: CrawlerOptions): ResolvedCrawlerOptions 
   if (!Number.isSafeInteger(retry.attempts) || retry.attempts < 0) throw new InvalidArgumentError('The crawler setting retry.attempts must be a whole number of 0 or more.');
   return {
     store: options.store,
+    memos: options.memos,
     batchSize: positive('batchSize', options.batchSize, 1000),
     batchBytes: positive('batchBytes', options.batchBytes, 32 * MiB),
     readConcurrency: positive('readConcurrency', options.readConcurrency, 8),

@@ -34,7 +34,7 @@ import type { Ordering } from './ordering.js';
 import type { EntryPreparer, Prepared, WriteItem } from './prepare.js';
 import { diffNames, type DiffEnd } from './diff.js';
 import { ResumableTally } from './tally.js';
-import { hostNames, type CrawlTarget } from './target.js';
+import { hostMemo, hostNames, type CrawlTarget } from './target.js';
 
 type Comparable = string | number;
 /** A list() page after its shape was checked; entries are checked one by one later. */
@@ -330,6 +330,7 @@ export class RunSession {
       owner: this.#p.owner,
       connector: target.connector,
       names,
+      ...(options.memos === undefined ? {} : { memo: hostMemo(options.memos, this.#p.hostId) }),
       description: target.description,
       scope: this.#p.scope,
       excluded: this.#p.excluded,

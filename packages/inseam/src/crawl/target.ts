@@ -1,6 +1,6 @@
 import type { Connector, Description, Scope } from '@inseam/connector';
 import type { SourceSyncSettings } from '@neuralis/package-system/contracts';
-import type { HostRef } from '../store/index.js';
+import type { HostMemoStore, HostRef } from '../store/index.js';
 
 /** A host as the crawler drives it. */
 export interface CrawlTarget {
@@ -26,7 +26,30 @@ export interface CrawlTarget {
  * against the catalog to find deletions and renames (diff.ts).
  */
 export interface HostNames {
-  names(options: { readonly cursor?: string }): Promise<HostNamesPage>;
+  names(options: { readonly cursor?: string; readonly memo?: NamesMemo }): Promise<HostNamesPage>;
+}
+
+/**
+ * Small named values the crawler keeps for one host between processes (the store's host memos),
+ * so a names listing can ask the host only what changed since the last one, also in a new
+ * process (an IMAP host keeps each mailbox's MODSEQ watermark and message names). A cache of the
+ * host's state, not of the catalog: a host lists in full when its memo is missing, unreadable
+ * or stale, so a lost memo costs time and never an entry.
+ */
+export interface NamesMemo {
+  get(key: string): Promise<string | null>;
+  /** null removes the key. */
+  put(key: string, value: string | null): Promise<void>;
+  keys(): Promise<string[]>;
+}
+
+/** The store's memos of one host, as its names listing sees them. */
+export function hostMemo(memos: HostMemoStore, hostId: number): NamesMemo {
+  return {
+    get: (key) => memos.get(hostId, key),
+    put: (key, value) => memos.put(hostId, key, value),
+    keys: () => memos.keys(hostId),
+  };
 }
 
 /**

@@ -261,5 +261,21 @@ describe('a crawler killed mid-crawl', () => {
     expect(new Set(paths).size).toBe(paths.length);
     expect(paths).toEqual(catalogPaths(clean, 'mail'));
     expect(paths.filter((path) => path.startsWith('Archive/')).length).toBeGreaterThanOrEqual(60);
+
+    // Each sync is a new process. A walk (a resumed crawl) writes no names memo, so the first
+    // incremental sync after one fetches each mailbox in full and leaves its memo in the store
+    // (after a completed incremental sync, the memos are there already); from then on, each
+    // process continues from the memos, asking only CHANGEDSINCE, and still sees a message
+    // appended between.
+    const counters = (output: string): { full: number; fromMemo: number; changedSince: number } => JSON.parse(output.slice(output.indexOf('done completed ') + 'done completed '.length));
+    const first = counters((await run(db)).output);
+    const mailboxes = first.full + first.fromMemo;
+    expect(mailboxes).toBeGreaterThan(0);
+    await append('Archive', plainMessage('after the kill test'));
+    const next = counters((await run(db)).output);
+    expect(next.full).toBe(0);
+    expect(next.fromMemo).toBe(mailboxes);
+    expect(next.changedSince).toBe(next.fromMemo);
+    expect(catalogPaths(db, 'mail').length).toBeGreaterThan(paths.length);
   }, 180_000);
 });

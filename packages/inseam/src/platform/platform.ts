@@ -167,7 +167,7 @@ export class Platform {
     this.catalog = new Catalog(parts.store.catalog);
     // Embedding follows every write of the crawler, off its critical path: a crawl that ended, and
     // change events (watches, webhooks, the fs service's writes, a queue worker's jobs) as they land.
-    this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog, history: parts.store.syncHistory, onWritten: (ref) => this.#written(ref) });
+    this.crawler = new Crawler({ ...options.crawler, store: parts.store.catalog, history: parts.store.syncHistory, memos: parts.store.hostMemos, onWritten: (ref) => this.#written(ref) });
     this.scheduler = new SyncScheduler({ ...options.scheduler, crawler: this.crawler });
     this.networks = new NetworkService({
       store: parts.store,

@@ -102,3 +102,5 @@ export type {
 export type { EntryCondition, EntryField, HostSearchScope, ReadablePaths, ValueType } from './search-scope.js';
 export { SYNC_HISTORY_KEEP } from './sync-history-types.js';
 export type { SyncHistoryStore, SyncRecord, SyncStop } from './sync-history-types.js';
+export { HOST_MEMO_KEY_MAX, HOST_MEMO_VALUE_MAX } from './host-memo-types.js';
+export type { HostMemoStore } from './host-memo-types.js';

@@ -17,6 +17,7 @@
 import type { HostSearchScope } from './search-scope.js';
 import type { OwnershipScope, PermissionTree, SourceSyncSettings } from '@neuralis/package-system/contracts';
 import type { Scope } from '@inseam/connector';
+import type { HostMemoStore } from './host-memo-types.js';
 import type { SyncHistoryStore } from './sync-history-types.js';
 import type { VectorStore } from './vector-types.js';
 import type { CatalogSize, CrawlMode, CrawlRunState, HostRef } from './refs.js';
@@ -663,6 +664,8 @@ export interface Store {
   readonly sessions: SessionStore;
   /** Each host's newest syncs (sync-history-types.ts). */
   readonly syncHistory: SyncHistoryStore;
+  /** What built-in hosts keep between processes for their names listing (host-memo-types.ts). */
+  readonly hostMemos: HostMemoStore;
   /** Closes what the store opened. Calls after it reject with `unavailable`. */
   close(): Promise<void>;
 }

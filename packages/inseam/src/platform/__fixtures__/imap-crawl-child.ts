@@ -1,7 +1,8 @@
 /**
  * A crawler process for the imap kill test: crawls an imap host on a Dovecot into the SQLite
- * file named on the command line, resuming whatever an earlier (killed) process left. Prints
- * `ready` once loaded and `done <state>` when the run ends.
+ * file named on the command line, resuming whatever an earlier (killed) process left, with the
+ * host's memos in the same store (so a later process's names listing continues from this one's).
+ * Prints `ready` once loaded, then `done <state> <names counters as JSON>` when the run ends.
  *
  * Usage: imap-crawl-child.ts <db> <port> <ca file> <user> <password> <pageSize>
  */
@@ -26,8 +27,8 @@ const store = SqliteStore.open({ path: path! });
 await ignoreExisting(() => store.networks.create({ slug: 'home' }));
 await ignoreExisting(() => store.hosts.create('home', { slug: 'mail', kind: 'imap' }));
 const connector = createImapHost({ host: '127.0.0.1', port: Number(port), ca: readFileSync(caFile!, 'utf8') }, { pageSize: Number(pageSize), credentials: { login: async () => ({ user: user!, pass: pass! }) } });
-const crawler = new Crawler({ store: store.catalog, batchSize: 20 });
+const crawler = new Crawler({ store: store.catalog, memos: store.hostMemos, batchSize: 20 });
 const run = await crawler.sync({ ref: { network: 'home', host: 'mail' }, connector, description: connector.describe() }).result;
-process.stdout.write(`done ${run.state}\n`);
+process.stdout.write(`done ${run.state} ${JSON.stringify(connector.namesListing.counters)}\n`);
 await connector.dispose();
 await store.close();

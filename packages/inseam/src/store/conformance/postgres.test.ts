@@ -3,6 +3,7 @@ import { PostgresCredentialRecordStore } from '../../credentials/postgres-record
 import { startTestPostgres, type TestPostgres } from '../postgres/__fixtures__/test-postgres.js';
 import { PostgresStore } from '../postgres/store.js';
 import { runCredentialRecordConformance } from './credential-conformance.js';
+import { runHostMemoConformance } from './host-memo-conformance.js';
 import { runStoreConformance, type ConformanceStore } from './store-conformance.js';
 import { runSyncHistoryConformance } from './sync-history-conformance.js';
 import { runVectorConformance } from './vector-conformance.js';
@@ -35,6 +36,7 @@ async function openPostgres(): Promise<ConformanceStore> {
 runStoreConformance('postgres', openPostgres);
 runVectorConformance('postgres', openPostgres);
 runSyncHistoryConformance('postgres', openPostgres);
+runHostMemoConformance('postgres', openPostgres);
 
 runCredentialRecordConformance('postgres', async () => {
   const url = await server.createSchema();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SqliteCredentialRecordStore } from '../../credentials/sqlite-record-store.js';
 import { SqliteStore } from '../sqlite/store.js';
 import { runCredentialRecordConformance } from './credential-conformance.js';
+import { runHostMemoConformance } from './host-memo-conformance.js';
 import { runStoreConformance, type ConformanceStore } from './store-conformance.js';
 import { runSyncHistoryConformance } from './sync-history-conformance.js';
 import { runVectorConformance } from './vector-conformance.js';
@@ -32,6 +33,7 @@ async function openSqlite(): Promise<ConformanceStore> {
 runStoreConformance('sqlite', openSqlite);
 runVectorConformance('sqlite', openSqlite);
 runSyncHistoryConformance('sqlite', openSqlite);
+runHostMemoConformance('sqlite', openSqlite);
 
 runCredentialRecordConformance('sqlite', async () => {
   const { path, remove } = await tempDatabase();

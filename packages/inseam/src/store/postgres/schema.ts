@@ -17,6 +17,7 @@
 import type { SchemaComponent } from '../sqlite/migrations.js';
 import { HOSTS_KEEP_WRITABLE_DEFAULT } from '../sqlite/schema.js';
 import { POSTGRES_SYNC_HISTORY_SCHEMA } from './sync-history-schema.js';
+import { POSTGRES_HOST_MEMO_SCHEMA } from './host-memo-schema.js';
 import { POSTGRES_VECTOR_SCHEMA } from './vector-schema.js';
 
 export const NETWORK_SCHEMA: SchemaComponent = {
@@ -361,4 +362,4 @@ export const PACKAGE_SCHEMA: SchemaComponent = {
 };
 
 /** Every component, in dependency order (hosts before what references them). */
-export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA, SESSION_SCHEMA, POSTGRES_SYNC_HISTORY_SCHEMA, PACKAGE_SCHEMA];
+export const POSTGRES_STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, POSTGRES_VECTOR_SCHEMA, SESSION_SCHEMA, POSTGRES_SYNC_HISTORY_SCHEMA, PACKAGE_SCHEMA, POSTGRES_HOST_MEMO_SCHEMA];

@@ -58,7 +58,7 @@ describe('opening and migrations', () => {
     const url = await server.createSchema();
     const stores = await Promise.all(Array.from({ length: 6 }, () => open(url)));
     const versions = await schemaVersions(stores[0]!.database);
-    expect(Object.fromEntries(versions)).toEqual({ network: 2, catalog: 2, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 2, package: 1 });
+    expect(Object.fromEntries(versions)).toEqual({ network: 2, catalog: 2, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 2, package: 1, 'host-memo': 1 });
     const rows = await stores[0]!.database.query<{ n: number }>('SELECT count(*) AS n FROM inseam_migrations');
     expect(rows[0]!.n).toBe(POSTGRES_STORE_SCHEMA.reduce((sum, component) => sum + component.migrations.length, 0));
     // Ids come back as numbers, and pg's own parsers (other users of pg in the process) are untouched.

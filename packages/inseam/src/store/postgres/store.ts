@@ -12,6 +12,7 @@
 import type pg from 'pg';
 import type { SchemaComponent } from '../sqlite/migrations.js';
 import type { SyncHistoryStore } from '../sync-history-types.js';
+import type { HostMemoStore } from '../host-memo-types.js';
 import type { CatalogStore, DetachedRunStore, HostStore, NetworkStore, PackageStore, SessionStore, Store, TokenStore, TrialStore, WebhookKeyStore } from '../types.js';
 import type { VectorStore } from '../vector-types.js';
 import { PostgresCatalogStore } from './catalog.js';
@@ -26,6 +27,7 @@ import { PostgresTokenStore } from './tokens.js';
 import { PostgresTrialStore } from './trials.js';
 import { PostgresVectorStore } from './vectors.js';
 import { PostgresSyncHistoryStore } from './sync-history.js';
+import { PostgresHostMemoStore } from './host-memos.js';
 import { PostgresWebhookKeyStore } from './webhook-keys.js';
 
 export interface PostgresStoreOptions extends PostgresPoolOptions {
@@ -59,6 +61,7 @@ function parts(db: Db): Omit<Store, 'close'> {
     vectors: new PostgresVectorStore(db),
     sessions: new PostgresSessionStore(db),
     syncHistory: new PostgresSyncHistoryStore(db),
+    hostMemos: new PostgresHostMemoStore(db),
   };
 }
 
@@ -76,13 +79,14 @@ export class PostgresStore implements Store {
   readonly vectors: VectorStore;
   readonly sessions: SessionStore;
   readonly syncHistory: SyncHistoryStore;
+  readonly hostMemos: HostMemoStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
     this.database = Db.onPool(pool, () => this.#closed);
-    ({ networks: this.networks, packages: this.packages, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors, sessions: this.sessions, syncHistory: this.syncHistory } = parts(this.database));
+    ({ networks: this.networks, packages: this.packages, hosts: this.hosts, webhookKeys: this.webhookKeys, catalog: this.catalog, trials: this.trials, detachedRuns: this.detachedRuns, tokens: this.tokens, vectors: this.vectors, sessions: this.sessions, syncHistory: this.syncHistory, hostMemos: this.hostMemos } = parts(this.database));
   }
 
   /**

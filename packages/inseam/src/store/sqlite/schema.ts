@@ -7,6 +7,7 @@
  * cannot write into a newer host, and crawl-run ids only grow, which the rescan diff relies on.
  */
 import type { SchemaComponent } from './migrations.js';
+import { HOST_MEMO_SCHEMA } from './host-memo-schema.js';
 import { SYNC_HISTORY_SCHEMA } from './sync-history-schema.js';
 import { VECTOR_SCHEMA } from './vector-schema.js';
 
@@ -309,4 +310,4 @@ export const PACKAGE_SCHEMA: SchemaComponent = {
 };
 
 /** Every component, in dependency order (hosts before what references them). */
-export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, VECTOR_SCHEMA, SESSION_SCHEMA, SYNC_HISTORY_SCHEMA, PACKAGE_SCHEMA];
+export const STORE_SCHEMA: readonly SchemaComponent[] = [NETWORK_SCHEMA, CATALOG_SCHEMA, TRIAL_SCHEMA, DETACHED_RUN_SCHEMA, TOKEN_SCHEMA, WEBHOOK_KEY_SCHEMA, VECTOR_SCHEMA, SESSION_SCHEMA, SYNC_HISTORY_SCHEMA, PACKAGE_SCHEMA, HOST_MEMO_SCHEMA];

@@ -36,7 +36,7 @@ describe('opening and migrations', () => {
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
     expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 3, catalog: 1, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 2, package: 1 });
+    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 3, catalog: 1, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 2, package: 1, 'host-memo': 1 });
     // Every connection loads sqlite-vec: the vector index's triggers reach vec0 tables.
     expect(store.database.prepare('SELECT vec_version() AS v').get()).toEqual({ v: expect.stringMatching(/^v0\./) });
     await store.close();

@@ -20,6 +20,7 @@ import { SqliteSessionStore } from './sessions.js';
 import { SqliteTokenStore } from './tokens.js';
 import { SqliteTrialStore } from './trials.js';
 import { SqliteSyncHistoryStore } from './sync-history.js';
+import { SqliteHostMemoStore } from './host-memos.js';
 import { SqliteVectorStore } from './vectors.js';
 import { SqliteWebhookKeyStore } from './webhook-keys.js';
 
@@ -45,6 +46,7 @@ export class SqliteStore implements Store {
   readonly vectors: SqliteVectorStore;
   readonly sessions: SqliteSessionStore;
   readonly syncHistory: SqliteSyncHistoryStore;
+  readonly hostMemos: SqliteHostMemoStore;
   readonly #owned: boolean;
 
   private constructor(database: SqliteDatabase, owned: boolean) {
@@ -61,6 +63,7 @@ export class SqliteStore implements Store {
     this.vectors = new SqliteVectorStore(database);
     this.sessions = new SqliteSessionStore(database);
     this.syncHistory = new SqliteSyncHistoryStore(database);
+    this.hostMemos = new SqliteHostMemoStore(database);
   }
 
   /**
