@@ -17,7 +17,8 @@
  * - a stream failing after the headers went out destroys the response, so the client sees a
  *   broken body and never a complete-looking one, and so does a body shorter than its
  *   Content-Length;
- * - a client that goes away cancels the stream at once, releasing the host's reader and file.
+ * - a client that goes away cancels the stream at once, releasing the host's reader and file —
+ *   unread when it left before the first chunk was asked for.
  */
 import type { FastifyReply } from 'fastify';
 import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
@@ -64,6 +65,12 @@ export async function sendByteBody(reply: FastifyReply, body: ByteBody, serverHe
     // The headers alone, through Fastify (its hooks run): its HEAD route cancels a web stream
     // unread and keeps the Content-Length it was given (an empty payload would be `0`).
     return reply.code(body.status).headers(body.headers).send(body.stream);
+  }
+  if (reply.raw.destroyed) {
+    // The client went away while the stream was opened: release it unread.
+    reply.hijack();
+    await body.stream.cancel().catch(() => undefined);
+    return reply;
   }
   const byob = byobReader(body.stream);
   const reader: ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Array> = byob ?? body.stream.getReader();

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { UnavailableError } from '@neuralis/package-system/contracts';
@@ -33,8 +33,8 @@ interface Twist {
   readonly entered?: () => void;
   /** Waited on by every read after the first. */
   readonly stall?: Promise<void>;
-  /** Told when the stream is cancelled. */
-  readonly cancelled?: () => void;
+  /** Told when the stream is cancelled, with the bytes read from the host's stream until then. */
+  readonly cancelled?: (passed: number) => void;
 }
 
 class TwistedFs extends FsService {
@@ -71,7 +71,7 @@ function twisted(inner: ReadableStream<Uint8Array>, twist: Twist): ReadableStrea
     return value;
   };
   const cancel = async (reason: unknown): Promise<void> => {
-    twist.cancelled?.();
+    twist.cancelled?.(passed);
     await reader.cancel(reason);
   };
   if (twist.plain === true) {
@@ -255,19 +255,25 @@ describe('GET /v1/fs/read writes its body itself', () => {
   });
 
   it('releases the host\'s stream when the client went away before the answer started', async () => {
-    let cancelled = false;
+    let readBeforeCancel: number | undefined;
     let entered: () => void = () => undefined;
     const inHandler = new Promise<void>((resolve) => (entered = resolve));
     let open: () => void = () => undefined;
-    fs.twist = { gate: new Promise<void>((resolve) => (open = resolve)), entered, cancelled: () => (cancelled = true) };
+    fs.twist = { gate: new Promise<void>((resolve) => (open = resolve)), entered, cancelled: (passed) => (readBeforeCancel = passed) };
     const url = new URL(api.url);
+    // The server's end of this request's connection, to know when the server has seen it close.
+    const serverSide = new Promise<Socket>((resolve) => api.app.server.once('connection', resolve));
     const socket = connect(Number(url.port), url.hostname);
     socket.write(`GET ${readPath(BIG)} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${api.reader}\r\n\r\n`);
     await inHandler;
+    const closedThere = new Promise((resolve) => void serverSide.then((peer) => (peer.destroyed ? resolve(undefined) : peer.once('close', resolve))));
     socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await closedThere;
     open();
-    await eventually(() => cancelled, 'the host stream to be cancelled');
+    await eventually(() => readBeforeCancel !== undefined, 'the host stream to be cancelled');
+    // Released unread: a server that only noticed the client gone when a write failed would have
+    // read (and tried to send) at least one chunk first.
+    expect(readBeforeCancel).toBe(0);
   });
 });
 
