@@ -61,7 +61,8 @@ async function ssh2Read(target) {
         });
       }),
     );
-    client.connect({ host: '127.0.0.1', port: target.port, username: target.username, privateKey });
+    // Nagle off, as the kind does and Go (rclone) does by default.
+    client.connect({ host: '127.0.0.1', port: target.port, username: target.username, privateKey }).setNoDelay(true);
   });
 }
 

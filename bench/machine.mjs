@@ -116,7 +116,8 @@ const CASES = {
               });
             });
           });
-          client.connect({ host: '127.0.0.1', port: target.port, username: target.username, privateKey });
+          // Nagle off, as the kind does and Go (rclone) does by default.
+          client.connect({ host: '127.0.0.1', port: target.port, username: target.username, privateKey }).setNoDelay(true);
         }),
     );
   },

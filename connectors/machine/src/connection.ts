@@ -225,6 +225,9 @@ export class MachineConnection {
             return false;
           },
         });
+        // SFTP keeps many small read requests in flight; with Nagle on, each waits for the last
+        // segment's acknowledgement and a large read spends most of its time idle.
+        client.setNoDelay(true);
       } catch {
         // ssh2 throws synchronously for a key it cannot parse; the message could quote it.
         client.destroy();

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { collect, machinePort } from './__fixtures__/machine.js';
 import { startSshd } from './__fixtures__/sshd.mjs';
 import type { SshdFixture } from './__fixtures__/sshd.mjs';
@@ -87,6 +88,24 @@ describe('reads', () => {
   test('a folder is is_a_directory and a missing file not_found', async () => {
     await expect(port.read('box://many')).rejects.toMatchObject({ code: 'is_a_directory' });
     await expect(port.read('box://nope.txt')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('the connection', () => {
+  // SFTP reads are small request packets sent while answers are still arriving; with Nagle on, each
+  // waited for the previous segment's acknowledgement and a 1 GiB read idled most of its time.
+  test('turns Nagle off on its socket to the machine', async () => {
+    const noDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+    const fresh = machinePort(sshd, {}, 'fresh');
+    try {
+      await fresh.stat('fresh://');
+      const toMachine = noDelay.mock.contexts.findIndex((socket) => (socket as Socket).remotePort === sshd.port);
+      expect(toMachine).toBeGreaterThanOrEqual(0);
+      expect(noDelay.mock.calls[toMachine]?.[0]).toBe(true);
+    } finally {
+      noDelay.mockRestore();
+      fresh.dispose();
+    }
   });
 });
 

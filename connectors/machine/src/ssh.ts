@@ -82,6 +82,7 @@ export interface SshConnectConfig {
 
 export interface SshClient {
   connect(config: SshConnectConfig): this;
+  setNoDelay(noDelay: boolean): this;
   sftp(callback: (error: SshError | undefined, sftp: SftpSession) => void): void;
   exec(command: string, callback: (error: SshError | undefined, channel: ExecChannel) => void): void;
   end(): void;
