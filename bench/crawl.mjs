@@ -14,6 +14,10 @@
 //    the same queries on the bare FTS5 table.
 //
 //   node bench/crawl.mjs [--rounds N] [--count N] [--small N]
+//   node bench/crawl.mjs --search-only [--rounds N] [--count N]
+//
+// --search-only runs section 3 alone on the data directory and floor database an earlier run
+// kept (crawling them once, in one round, when they are missing), and keeps them afterwards.
 //
 // Run as `node bench/crawl.mjs --case <id> ...` it is one case's child process.
 import { cp, opendir, rm, stat } from 'node:fs/promises';
@@ -483,6 +487,19 @@ async function search(size, rounds) {
   return { size, rows, stats };
 }
 
+async function searchOnly(count, rounds, results) {
+  const places = placesFor(count);
+  const kept = (await fileBytes(join(places.template, 'inseam.db'))) > 0 && (await fileBytes(places.floorDb)) > 0;
+  console.log(`crawl (search only) — ${results.machine.date}, ${results.machine.cpu}, ${results.machine.node}, load ${results.machine.loadAverageAtStart}`);
+  if (!kept) {
+    const tree = await manyTextFiles(count);
+    await restoreTree(tree, count);
+    results.firstCrawl.push(await firstCrawl(count, tree, 1));
+  }
+  results.search = await search(count, rounds);
+  console.log(`raw results: ${await saveResults('crawl', results)}`);
+}
+
 async function main(argv) {
   const rounds = roundsFromArgv(argv, 3);
   const count = wholeNumberOption(argv, '--count', 100_000);
@@ -499,6 +516,7 @@ async function main(argv) {
     trees.set(size, tree);
   }
   const results = { benchmark: 'crawl', machine, rounds, firstCrawl: [], changes: [], search: null };
+  if (argv.includes('--search-only')) return searchOnly(count, rounds, results);
   console.log(`crawl — ${machine.date}, ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.node}, load ${machine.loadAverageAtStart}`);
   const busy = busyWarning();
   if (busy !== '') console.log(busy);

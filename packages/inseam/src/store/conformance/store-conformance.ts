@@ -611,6 +611,38 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         expect(await store.catalog.search({ text: 'shared', limit: 500 })).toHaveLength(5);
       });
 
+      it('pages a filtered search the same whether the matches it keeps rank near the top or far below', async () => {
+        const quietId = await homeHost('quiet');
+        // 1,100 entries of one host outrank everything of the other, and 100 of them hold "pear" too.
+        const loud = Array.from({ length: 1100 }, (_, i) => ({ row: row(`loud/${String(i).padStart(4, '0')}.txt`), content: indexed(`apple apple apple${i < 100 ? ' pear pear pear' : ''}`) }));
+        await store.catalog.commit({ hostId, marker: null, puts: loud, now: 1 });
+        const quiet = Array.from({ length: 30 }, (_, i) => ({ row: row(`quiet/${String(i).padStart(2, '0')}.txt`), content: indexed(`apple pear ${'and more words '.repeat(1 + (i % 4))}`) }));
+        await store.catalog.commit({ hostId: quietId, marker: null, puts: quiet, now: 1 });
+        const pagesOf = async (text: string, hostIds: number[], size: number): Promise<number[]> => {
+          const ids: number[] = [];
+          for (let offset = 0; ; offset += size) {
+            const page = await store.catalog.search({ text, hostIds, limit: size, offset });
+            ids.push(...page.map((hit) => hit.entryId));
+            if (page.length < size) return ids;
+          }
+        };
+        for (const text of ['pear', 'apple']) {
+          const whole = await store.catalog.search({ text, hostIds: [quietId], limit: 100 });
+          expect(whole.map((hit) => hit.path).sort()).toEqual(quiet.map((put) => put.row.path));
+          expect(whole.every((hit) => hit.host.host === 'quiet')).toBe(true);
+          expect(whole.map((hit) => hit.score)).toEqual([...whole.map((hit) => hit.score)].sort((a, b) => a - b));
+          expect(await pagesOf(text, [quietId], 7)).toEqual(whole.map((hit) => hit.entryId));
+          expect(whole[0]!.snippet).toContain(text);
+        }
+        // A page deep in an unfiltered ranking agrees with the pages before it.
+        const deep = await store.catalog.search({ text: 'apple', hostIds: [hostId], limit: 30, offset: 1080 });
+        expect(deep.map((hit) => hit.path)).toHaveLength(20);
+        const before = await store.catalog.search({ text: 'apple', hostIds: [hostId], limit: 100, offset: 1000 });
+        expect(before.slice(80).map((hit) => hit.entryId)).toEqual(deep.map((hit) => hit.entryId));
+        const both = await store.catalog.search({ text: 'pear', limit: 100, offset: 100 });
+        expect(both.map((hit) => hit.host.host)).toEqual(Array.from({ length: 30 }, () => 'quiet'));
+      });
+
       it('applies scopes — readable paths and conditions on the entry — before the page is cut', async () => {
         const otherId = await homeHost('other');
         // 90 entries that rank above the two that pass the filter: a page cut first would be empty.

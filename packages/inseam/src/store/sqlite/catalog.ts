@@ -366,29 +366,82 @@ export class SqliteCatalogStore implements CatalogStore {
       if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentError(`offset must be a whole number of 0 or more; it is ${String(offset)}.`);
       if (query.hostIds !== undefined && query.hostIds.length === 0) return [];
       if (query.scopes !== undefined && query.scopes.length === 0) return [];
-      const params: Record<string, unknown> = {
-        match,
+      const filterParams: Record<string, unknown> = {
         hosts: query.hostIds === undefined ? null : JSON.stringify(query.hostIds),
         network: query.network ?? null,
-        open: HIGHLIGHT_OPEN,
-        close: HIGHLIGHT_CLOSE,
-        limit,
-        offset,
       };
-      const scoped = query.scopes === undefined ? '' : `AND ${scopesSql(query.scopes, sqliteDialect(params))}`;
-      const rows = this.#prepare<Named, { id: number; network: string; host: string; path: string; score: number; snippet: string | null }>(SEARCH_SQL.replace('/* scopes */', () => scoped)).all(params);
-      return rows.map((row) => {
-        const { text, highlights } = readHighlights(row.snippet ?? '');
-        return { entryId: row.id, host: { network: row.network, host: row.host }, path: row.path, score: row.score, snippet: text, highlights };
-      });
+      const scoped = query.scopes === undefined ? '' : `AND ${scopesSql(query.scopes, sqliteDialect(filterParams))}`;
+      const wanted = offset + limit;
+      const hits = (rows: readonly (RankedRow & AdmittedRow)[]): SearchHit[] => {
+        const snippet = this.#prepare<Named, { snippet: string | null }>(SNIPPET_SQL);
+        return rows.map(({ id, score, network, host, path }) => {
+          const { text, highlights } = readHighlights(snippet.get({ match, id: BigInt(id), open: HIGHLIGHT_OPEN, close: HIGHLIGHT_CLOSE })?.snippet ?? '');
+          return { entryId: id, host: { network, host }, path, score, snippet: text, highlights };
+        });
+      };
+      // Ranking scores every match either way; what ranking before the join saves is looking up
+      // every match's entry, host and network. The top `depth` are checked against the filters,
+      // deeper while the filters leave too few for the page; when even that is not enough, the
+      // filters are selective and the join goes first.
+      const joined = (): SearchHit[] =>
+        this.#prepare<Named, RankedRow & AdmittedRow & { snippet: string | null }>(JOINED_SQL.replace('/* scopes */', () => scoped))
+          .all({ ...filterParams, match, limit, offset, open: HIGHLIGHT_OPEN, close: HIGHLIGHT_CLOSE })
+          .map(({ id, score, network, host, path, snippet }) => ({ entryId: id, host: { network, host }, path, score, ...readHighlights(snippet ?? '') }))
+          .map(({ text, ...hit }) => ({ ...hit, snippet: text }));
+      // A prefix term expands to every indexed word it begins; seeking that expansion to one row
+      // for each snippet costs more than snippeting inside the one ranked, joined query.
+      if (/\*(?: |$)/.test(match)) return joined();
+      const ranked = this.#prepare<Named, RankedRow>(RANKED_SQL);
+      for (let depth = Math.max(MIN_RANKED_DEPTH, 2 * wanted); depth <= MAX_RANKED_DEPTH; depth *= RANKED_DEPTH_GROWTH) {
+        const top = ranked.all({ match, depth });
+        const admitted = this.#prepare<Named, AdmittedRow>(ADMITTED_SQL.replace('/* scopes */', () => scoped));
+        const byId = new Map(admitted.all({ ...filterParams, ids: JSON.stringify(top.map((row) => row.id)) }).map((row) => [row.id, row]));
+        const page = top.flatMap((row) => {
+          const entry = byId.get(row.id);
+          return entry === undefined ? [] : [{ ...entry, score: row.score }];
+        });
+        if (page.length >= wanted || top.length < depth) return hits(page.slice(offset, wanted));
+      }
+      return joined();
     });
   }
 }
 
-// The scopes go in the WHERE clause, so ORDER BY … LIMIT cut the page from what they let through;
-// the entry id breaks ties between equal scores, so pages never overlap or skip.
-const SEARCH_SQL = `SELECT e.id, n.slug AS network, h.slug AS host, e.path,
-       bm25(catalog_content, 2.0, 1.0) AS score,
+interface RankedRow {
+  id: number;
+  score: number;
+}
+
+interface AdmittedRow {
+  id: number;
+  network: string;
+  host: string;
+  path: string;
+}
+
+const MIN_RANKED_DEPTH = 64;
+const MAX_RANKED_DEPTH = 1024;
+const RANKED_DEPTH_GROWTH = 16;
+
+// The entry id (the content's rowid) breaks ties between equal scores, so pages never overlap or
+// skip; the ranking carries no join, so SQLite keeps only the top `depth` in its sorter.
+const RANKED_SQL = `SELECT rowid AS id, bm25(catalog_content, 2.0, 1.0) AS score
+FROM catalog_content WHERE catalog_content MATCH @match
+ORDER BY score, rowid LIMIT @depth`;
+
+// Which of the ranked ids the filters let through: the network, the hosts, and the scopes. CROSS
+// JOIN keeps the ids outermost; left to itself the planner scans the host's entries instead.
+const ADMITTED_SQL = `SELECT e.id, n.slug AS network, h.slug AS host, e.path
+FROM json_each(@ids) AS ranked
+CROSS JOIN catalog_entries e ON e.id = ranked.value
+JOIN hosts h ON h.id = e.host_id
+JOIN networks n ON n.id = h.network_id
+WHERE (@hosts IS NULL OR e.host_id IN (SELECT value FROM json_each(@hosts)))
+  AND (@network IS NULL OR n.slug = @network)
+  /* scopes */`;
+
+// The filters go in the WHERE clause, so ORDER BY … LIMIT cut the page from what they let through.
+const JOINED_SQL = `SELECT e.id, n.slug AS network, h.slug AS host, e.path, bm25(catalog_content, 2.0, 1.0) AS score,
        snippet(catalog_content, -1, @open, @close, '…', 16) AS snippet
 FROM catalog_content
 JOIN catalog_entries e ON e.id = catalog_content.rowid
@@ -399,6 +452,12 @@ WHERE catalog_content MATCH @match
   AND (@network IS NULL OR n.slug = @network)
   /* scopes */
 ORDER BY score, e.id LIMIT @limit OFFSET @offset`;
+
+// One hit's snippet: FTS5 seeks the match to that one row. The id is bound as a BigInt: with MATCH,
+// FTS5 (SQLite 3.53.2) drops a `rowid =` constraint whose value is a REAL — which is how
+// better-sqlite3 binds a JavaScript number — and answers every matching row.
+const SNIPPET_SQL = `SELECT snippet(catalog_content, -1, @open, @close, '…', 16) AS snippet
+FROM catalog_content WHERE catalog_content MATCH @match AND rowid = @id`;
 
 /**
  * Content-index writes of one batch, applied after its entry writes: FTS5 indexes a run of
