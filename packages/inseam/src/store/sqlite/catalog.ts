@@ -29,7 +29,7 @@ import type {
 import { attempt, cachedPrepare, isUniqueViolation, type SqliteDatabase } from './database.js';
 import { scopesSql } from '../search-scope.js';
 import { registerSearchFunctions, sqliteDialect } from './search-dialect.js';
-import { ftsQuery, readHighlights, HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN } from './fts-query.js';
+import { ftsQuery, readHighlights, searchTerms, HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN } from './fts-query.js';
 import { type StateRow, type EntryRowDb, type RunRowDb, toState, toEntry, toRun } from '../rows.js';
 
 type Named = Record<string, unknown>;
@@ -379,22 +379,24 @@ export class SqliteCatalogStore implements CatalogStore {
           return { entryId: id, host: { network, host }, path, score, snippet: text, highlights };
         });
       };
+      const joined = (): SearchHit[] =>
+        this.#prepare<Named, RankedRow & AdmittedRow & { snippet: string | null }>(JOINED_SQL.replace('/* scopes */', () => scoped))
+          .all({ ...filterParams, match, limit, offset, open: HIGHLIGHT_OPEN, close: HIGHLIGHT_CLOSE })
+          .map(({ id, score, network, host, path, snippet }) => {
+            const { text, highlights } = readHighlights(snippet ?? '');
+            return { entryId: id, host: { network, host }, path, score, snippet: text, highlights };
+          });
+      // A prefix term expands to every indexed word it begins; seeking that expansion to one row
+      // for each snippet costs more than snippeting inside the one joined query.
+      if (searchTerms(query.text).some((term) => term.prefix)) return joined();
       // Ranking scores every match either way; what ranking before the join saves is looking up
       // every match's entry, host and network. The top `depth` are checked against the filters,
       // deeper while the filters leave too few for the page; when even that is not enough, the
       // filters are selective and the join goes first.
-      const joined = (): SearchHit[] =>
-        this.#prepare<Named, RankedRow & AdmittedRow & { snippet: string | null }>(JOINED_SQL.replace('/* scopes */', () => scoped))
-          .all({ ...filterParams, match, limit, offset, open: HIGHLIGHT_OPEN, close: HIGHLIGHT_CLOSE })
-          .map(({ id, score, network, host, path, snippet }) => ({ entryId: id, host: { network, host }, path, score, ...readHighlights(snippet ?? '') }))
-          .map(({ text, ...hit }) => ({ ...hit, snippet: text }));
-      // A prefix term expands to every indexed word it begins; seeking that expansion to one row
-      // for each snippet costs more than snippeting inside the one ranked, joined query.
-      if (/\*(?: |$)/.test(match)) return joined();
       const ranked = this.#prepare<Named, RankedRow>(RANKED_SQL);
+      const admitted = this.#prepare<Named, AdmittedRow>(ADMITTED_SQL.replace('/* scopes */', () => scoped));
       for (let depth = Math.max(MIN_RANKED_DEPTH, 2 * wanted); depth <= MAX_RANKED_DEPTH; depth *= RANKED_DEPTH_GROWTH) {
         const top = ranked.all({ match, depth });
-        const admitted = this.#prepare<Named, AdmittedRow>(ADMITTED_SQL.replace('/* scopes */', () => scoped));
         const byId = new Map(admitted.all({ ...filterParams, ids: JSON.stringify(top.map((row) => row.id)) }).map((row) => [row.id, row]));
         const page = top.flatMap((row) => {
           const entry = byId.get(row.id);
