@@ -58,7 +58,7 @@ export class ImapHost implements Connector {
     this.#description = describeImap(session.config);
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.#watch = new ImapWatch(session, { pollMs: options.pollMs ?? 30_000 });
-    this.#writes = new ImapWrites(session, (event) => this.#watch.local(event));
+    this.#writes = new ImapWrites(session, this.#watch);
     this.namesListing = new NamesListing(session);
   }
 

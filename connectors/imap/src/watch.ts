@@ -14,7 +14,10 @@
  * Writes this host makes (writes.ts) are announced at once through `local`, so its own move is a
  * `move` event, not a delete and an add. The poll that later sees the same change stays quiet
  * about it: each announced path is kept with the etag it was announced at (or as gone) until a
- * poll finds exactly that, so a subscriber hears of every change once.
+ * poll finds exactly that, so a subscriber hears of every change once. A poll can also see the
+ * change before it is announced (the server has moved the message; this host is still reading it
+ * back): what a poll finds of a path this host is changing is held (`hold`) until the change is
+ * announced or has failed, then let through unless it is the announcement's echo.
  */
 import type { ImapFlow } from 'imapflow';
 import type { ChangeEvent } from '@inseam/connector';
@@ -57,6 +60,8 @@ export class ImapWatch {
   #markReady: (() => void) | undefined;
   /** path → the etag this host announced it at, or GONE for a path it announced as deleted or moved away. */
   readonly #announced = new Map<string, string>();
+  /** path → how many of this host's changes to it are under way, and what polls found of it meanwhile. */
+  readonly #held = new Map<string, { changes: number; found: ChangeEvent[] }>();
 
   constructor(session: ImapSession, options: { readonly pollMs: number }) {
     this.#session = session;
@@ -75,6 +80,37 @@ export class ImapWatch {
     this.#announced.delete(path);
     this.#announced.set(path, etag);
     if (this.#announced.size > MAX_ANNOUNCED) this.#announced.delete(this.#announced.keys().next().value!);
+  }
+
+  /**
+   * Holds back what polls find of `paths` while this host changes them; the function it returns
+   * lets them through (call it once the change is announced, or has failed).
+   */
+  hold(paths: readonly string[]): () => void {
+    for (const path of paths) {
+      const held = this.#held.get(path);
+      if (held === undefined) this.#held.set(path, { changes: 1, found: [] });
+      else held.changes += 1;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const path of paths) {
+        const held = this.#held.get(path)!;
+        held.changes -= 1;
+        if (held.changes > 0) continue;
+        this.#held.delete(path);
+        for (const event of held.found) this.#found(event);
+      }
+    };
+  }
+
+  /** A change a poll found: held while this host is changing the path, else dropped as an echo or emitted. */
+  #found(event: ChangeEvent): void {
+    const held = this.#held.get(event.path);
+    if (held !== undefined) held.found.push(event);
+    else if (!this.#echo(event.path, event.type === 'delete' ? GONE : (event.entry?.etag ?? GONE))) this.#emit(event);
   }
 
   /** True, once, for the poll's echo of a change this host already announced. */
@@ -250,10 +286,9 @@ export class ImapWatch {
     for (const uid of vanished) {
       const ref = { mailbox: box.name, uidValidity, uid };
       // Its attachments' names are gone with it; the next full sync drops their entries.
-      const path = messagePath(ref, box.delimiter);
-      if (!this.#echo(path, GONE)) this.#emit({ type: 'delete', path });
+      this.#found({ type: 'delete', path: messagePath(ref, box.delimiter) });
     }
-    for (const event of puts) if (!this.#echo(event.path, event.entry?.etag ?? GONE)) this.#emit(event);
+    for (const event of puts) this.#found(event);
   }
 
   async #uidsOf(client: ImapFlow, box: MailboxInfo): Promise<Set<number>> {

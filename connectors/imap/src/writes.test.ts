@@ -85,6 +85,34 @@ describe('imap writes: drafts, flags, moves, deletes — each conditional on ifM
     expect(mine.filter((event) => event.type === 'move').every((event) => event.from !== undefined)).toBe(true);
   });
 
+  it('a poll that sees its own move before this host announced it stays quiet: a move, never a delete', async () => {
+    await server.append('INBOX', mail({ subject: 'move me slowly' }));
+    const entry = await find(host, 'move me slowly');
+    const before = events.length;
+    // The move's last step (reading the moved message back) waits for a poll that ran after the
+    // server moved it: another client's new message wakes the watch, and its put is that poll's.
+    const stat = host.stat.bind(host);
+    let waited = false;
+    host.stat = async (path) => {
+      if (!waited && path.startsWith('Archive/')) {
+        waited = true;
+        await server.append('INBOX', mail({ subject: 'poll in between' }));
+        await expect.poll(() => events.slice(before).some((event) => event.entry?.extra?.['subject'] === 'poll in between'), { timeout: 10_000 }).toBe(true);
+      }
+      return stat(path);
+    };
+    try {
+      const moved = await host.move(entry.path, 'Archive', { ifMatch: entry.etag! });
+      expect(waited).toBe(true);
+      // A later poll must not bring the delete back either.
+      await server.append('INBOX', mail({ subject: 'poll after' }));
+      await expect.poll(() => events.slice(before).some((event) => event.entry?.extra?.['subject'] === 'poll after'), { timeout: 10_000 }).toBe(true);
+      expect(events.slice(before).filter((event) => event.from === entry.path || event.path === entry.path)).toEqual([expect.objectContaining({ type: 'move', from: entry.path, path: moved.path })]);
+    } finally {
+      host.stat = stat;
+    }
+  });
+
   it('a poll after this host announced its own change does not announce it again', async () => {
     await server.append('INBOX', mail({ subject: 'once only' }));
     const entry = await find(host, 'once only');

@@ -66,13 +66,34 @@ async function bytesOf(body: ReadableStream<Uint8Array>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Where a write announces its change (watch.ts's ImapWatch). */
+export interface ChangeAnnouncer {
+  local(event: ChangeEvent): void;
+  /** Holds back what polls find of `paths` until the returned function is called. */
+  hold(paths: readonly string[]): () => void;
+}
+
 export class ImapWrites {
   readonly #session: ImapSession;
-  readonly #emit: (event: ChangeEvent) => void;
+  readonly #announcer: ChangeAnnouncer;
 
-  constructor(session: ImapSession, emit: (event: ChangeEvent) => void) {
+  constructor(session: ImapSession, announcer: ChangeAnnouncer) {
     this.#session = session;
-    this.#emit = emit;
+    this.#announcer = announcer;
+  }
+
+  #emit(event: ChangeEvent): void {
+    this.#announcer.local(event);
+  }
+
+  /** Runs a change to the message at `path` with polls' view of it held until the change is announced. */
+  async #changing<T>(path: string, change: () => Promise<T>): Promise<T> {
+    const release = this.#announcer.hold([path]);
+    try {
+      return await change();
+    } finally {
+      release();
+    }
   }
 
   async #special(use: 'drafts' | 'trash'): Promise<MailboxInfo | undefined> {
@@ -136,6 +157,10 @@ export class ImapWrites {
     const add = checkFlags(change.add, 'add');
     const remove = checkFlags(change.remove, 'remove');
     if (add.length === 0 && remove.length === 0) throw new InvalidArgumentError('Give flags to add or remove.', { details: { argument: 'add' } });
+    return this.#changing(path, () => this.#setFlags(path, add, remove, opts));
+  }
+
+  async #setFlags(path: string, add: string[], remove: string[], opts: { readonly ifMatch?: string }): Promise<Entry> {
     const entry = await this.#onMessage(path, opts.ifMatch, 'setting flags', async (client, mailbox, facts, box) => {
       const unchanged = facts.modseq === null ? {} : { unchangedSince: BigInt(facts.modseq) };
       if (add.length > 0) await client.messageFlagsAdd(String(facts.uid), add, { uid: true, ...unchanged });
@@ -152,6 +177,10 @@ export class ImapWrites {
   }
 
   async move(host: EntryLookup, path: string, target: string, opts: { readonly ifMatch?: string }): Promise<Entry> {
+    return this.#changing(path, () => this.#move(host, path, target, opts));
+  }
+
+  async #move(host: EntryLookup, path: string, target: string, opts: { readonly ifMatch?: string }): Promise<Entry> {
     const to = await this.#session.mailbox(target);
     if (to === undefined) throw new InvalidArgumentError(`There is no mailbox "${target}" to move to.`, { details: { argument: 'mailbox' } });
     const moved = await this.#onMessage(path, opts.ifMatch, 'moving a message', async (client, _mailbox, facts, box) => {
@@ -179,12 +208,14 @@ export class ImapWrites {
     const { box } = await this.#message(path);
     const trash = await this.#special('trash');
     if (this.#session.config.allowExpunge || box.specialUse === 'trash') {
-      const parts = await this.#onMessage(path, opts.ifMatch, 'deleting a message', async (client, _mailbox, facts, found) => {
-        await client.messageDelete(String(facts.uid), { uid: true });
-        return attachmentEntries(facts, found).map((part) => part.path);
+      await this.#changing(path, async () => {
+        const parts = await this.#onMessage(path, opts.ifMatch, 'deleting a message', async (client, _mailbox, facts, found) => {
+          await client.messageDelete(String(facts.uid), { uid: true });
+          return attachmentEntries(facts, found).map((part) => part.path);
+        });
+        this.#emit({ type: 'delete', path });
+        for (const part of parts) this.#emit({ type: 'delete', path: part });
       });
-      this.#emit({ type: 'delete', path });
-      for (const part of parts) this.#emit({ type: 'delete', path: part });
       return;
     }
     if (trash === undefined) {
