@@ -1,5 +1,6 @@
-// The floor for "list + read + index" and for search: a bare better-sqlite3 FTS5 table with the
-// catalog's tokenizer, columns and pragmas (WAL, synchronous NORMAL), filled by a synchronous
+// The floor for "list + read + index" and for search: a bare better-sqlite3 FTS5 table defined
+// exactly as the catalog's (columns, tokenizer, prefix indexes — read from the catalog's own
+// migrations) with its pragmas (WAL, synchronous NORMAL), filled by a synchronous
 // walk that reads every file and inserts path + text in transactions of 1,000 — no entry table,
 // no change detection, no checkpoints. Searched with the MATCH expression and the bm25 weights
 // and snippet() call the catalog uses, so the two differ only by what the platform adds.
@@ -17,13 +18,27 @@ async function catalogFtsQuery() {
   return module.ftsQuery;
 }
 
+/** The catalog's `CREATE VIRTUAL TABLE catalog_content …`, as its migrations leave it, for a table named `content`. */
+async function catalogContentDefinition() {
+  const { migrate } = await import(join(repoRoot, 'packages/inseam/dist/store/sqlite/migrations.js'));
+  const { STORE_SCHEMA } = await import(join(repoRoot, 'packages/inseam/dist/store/sqlite/schema.js'));
+  const scratch = new Database(':memory:');
+  try {
+    migrate(scratch, STORE_SCHEMA.filter(({ component }) => component === 'network' || component === 'catalog'));
+    const { sql } = scratch.prepare("SELECT sql FROM sqlite_schema WHERE name = 'catalog_content'").get();
+    return sql.replace(/^CREATE VIRTUAL TABLE "?catalog_content"?/i, 'CREATE VIRTUAL TABLE content');
+  } finally {
+    scratch.close();
+  }
+}
+
 /** Creates the table at `dbPath` (replacing any file there) and indexes `tree`; returns { files, bytes }. */
 export async function buildFloorIndex(tree, dbPath) {
   await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${dbPath}${suffix}`, { force: true })));
   const db = new Database(dbPath);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec(`CREATE VIRTUAL TABLE content USING fts5 (path, body, tokenize = 'unicode61 remove_diacritics 2')`);
+  db.exec(await catalogContentDefinition());
   const insert = db.prepare('INSERT INTO content (path, body) VALUES (?, ?)');
   const insertBatch = db.transaction((rows) => {
     for (const [path, body] of rows) insert.run(path, body);

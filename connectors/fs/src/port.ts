@@ -26,8 +26,7 @@ import type {
   WalkOptions,
   WriteOptions,
 } from '@neuralis/package-system/contracts';
-import { readlink } from 'node:fs/promises';
-import { openContainedHandle } from '@neuralis/package-system/paths';
+import { containedRealPath, openContainedHandle } from '@neuralis/package-system/paths';
 import type { Connector } from '@inseam/connector';
 import { addressOfUri, encodePath } from './address.js';
 import { DetachedRuns } from './detached.js';
@@ -218,16 +217,9 @@ export class FolderConnector implements ConnectorPort {
    */
   async resolveOsUri(uri: string): Promise<string> {
     const address = addressOfUri(uri, this.source);
-    return withRoot(this.folder.root, async (rootPath) => {
-      // The root must be a folder; below it, a file or a folder.
-      const expect = address.names.length === 0 ? 'directory' : 'any';
-      const handle = await openContainedHandle(rootPath, address.relative, { expect });
-      try {
-        return await readlink(`/proc/self/fd/${handle.fd}`);
-      } finally {
-        await handle.close();
-      }
-    });
+    // The root must be a folder; below it, a file or a folder.
+    const expect = address.names.length === 0 ? 'directory' : 'any';
+    return withRoot(this.folder.root, (rootPath) => containedRealPath(rootPath, address.relative, { expect }));
   }
 
   /** The same source as the skill document's host Connector (for the trial and the crawler). */

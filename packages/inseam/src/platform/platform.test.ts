@@ -50,7 +50,7 @@ describe('openPlatform', () => {
       ['@inseam/connector-vector', 'first-party'],
       ['test.seeds', 'trusted'],
     ]);
-    expect(Object.fromEntries(schemaVersions(sqliteOf(platform)))).toMatchObject({ network: 3, catalog: 1, credentials: 1 });
+    expect(Object.fromEntries(schemaVersions(sqliteOf(platform)))).toMatchObject({ network: 3, catalog: 2, credentials: 1 });
   });
 
   it('keeps networks, hosts, credentials and the catalog across a close and an open', async () => {

@@ -28,7 +28,7 @@ import { compilePermissions, type CompiledPermissions } from '../fs/permissions.
 import type { HostKinds } from '../platform/host-kinds.js';
 import { compileScope } from '../scope/index.js';
 import { toComparable } from '../scope/values.js';
-import type { EntryCondition, EntryField, HostRecord, HostRef, HostSearchScope, ReadablePaths, SearchHit, Store, ValueType } from '../store/index.js';
+import type { EntryCondition, EntryField, HostRecord, HostRef, HostSearchScope, ReadablePaths, SearchHit, SearchHitEntry, Store, ValueType } from '../store/index.js';
 import { parseWhere, typeWhere } from './where.js';
 import { MAX_RANKED_DEPTH, SEARCH_MODES, fuse, semanticRanking, type IndexCoverage, type SearchMode, type SemanticCandidate } from './semantic.js';
 import { resolveOsPath } from './os-path.js';
@@ -260,7 +260,10 @@ export class SearchService {
   async #acceptRanked(keyword: SearchHit | undefined, semantic: SemanticCandidate | undefined, score: number, filters: ReadonlyMap<string, HostFilter>): Promise<SearchResult | null> {
     const ref = keyword?.host ?? { network: semantic!.network, host: semantic!.host };
     const path = keyword?.path ?? semantic!.path;
-    const base = await this.#accept({ entryId: keyword?.entryId ?? semantic!.entryId, host: ref, path, score, snippet: keyword?.snippet ?? '', highlights: keyword?.highlights ?? [] }, filters);
+    const base = await this.#accept(
+      { entryId: keyword?.entryId ?? semantic!.entryId, host: ref, path, score, snippet: keyword?.snippet ?? '', highlights: keyword?.highlights ?? [], ...(keyword === undefined ? {} : { entry: keyword.entry }) },
+      filters,
+    );
     if (base === null || semantic === undefined) return base === null ? null : { ...base, matched: ['keyword'] };
     const hostId = filters.get(refKey(ref))!.record.id;
     const stored = await this.#o.store.catalog.getEntry(hostId, path);
@@ -276,7 +279,8 @@ export class SearchService {
     };
   }
 
-  async #accept(hit: SearchHit, filters: ReadonlyMap<string, HostFilter>): Promise<SearchResult | null> {
+  /** A hit the caller may read, with its entry's fields: the keyword search's own, else looked up (a semantic candidate's). */
+  async #accept(hit: Omit<SearchHit, 'entry'> & { readonly entry?: SearchHitEntry }, filters: ReadonlyMap<string, HostFilter>): Promise<SearchResult | null> {
     const filter = filters.get(refKey(hit.host));
     if (filter === undefined) return null;
     let address: Address;
@@ -286,7 +290,7 @@ export class SearchService {
       return null;
     }
     if (!filter.permissions.every((tree) => tree.allows(address.segments, 'read'))) return null;
-    const entry = await this.#o.catalog.entry(hit.host, hit.path);
+    const entry = hit.entry ?? (await this.#o.catalog.entry(hit.host, hit.path));
     if (entry === null) return null;
     return {
       address: formatAddress(address),

@@ -78,6 +78,7 @@ export type {
   SyncState,
   SearchQuery,
   SearchHit,
+  SearchHitEntry,
   ListEntriesOptions,
   CatalogStore,
   TrialRecord,

@@ -380,6 +380,15 @@ export interface SearchHit {
   readonly snippet: string;
   /** `[start, end)` UTF-16 offsets of the matched terms in `snippet`. */
   readonly highlights: readonly (readonly [number, number])[];
+  /** The entry as stored, read in the same statement as the match, so a hit needs no second lookup. */
+  readonly entry: SearchHitEntry;
+}
+
+export interface SearchHitEntry {
+  readonly size: number | null;
+  readonly mtime: string | null;
+  readonly etag: string | null;
+  readonly mime: string | null;
 }
 
 export interface ListEntriesOptions {

@@ -8,7 +8,7 @@ export { CONTAINMENT_ERROR_CODES } from './errors.js';
 export type { ContainmentErrorCode } from './errors.js';
 export { resolveContained } from './resolve.js';
 export type { ResolveContainedOptions } from './resolve.js';
-export { openContainedHandle, openContainedDescriptor } from './open.js';
+export { containedRealPath, openContainedHandle, openContainedDescriptor } from './open.js';
 export type { ExpectedEntryType, OpenContainedOptions } from './open.js';
 export { listContained } from './list.js';
 export type { ContainedDirEntry, ContainedEntryType } from './list.js';

@@ -159,6 +159,40 @@ export async function openContainedDescriptor(root: string, relative: string, op
 }
 
 /**
+ * The real absolute path of `relative` under `root`, proven inside it the way
+ * `openContainedHandle` proves what it opens (same checks, errors and guarantees), without opening
+ * the target for I/O: where one O_PATH lookup proves itself, no thread-pool round trip at all,
+ * against three (open, readlink, close) through a handle. Like any path, the answer can go stale
+ * if the tree changes after it is given; to read or write race-free use a handle.
+ */
+export async function containedRealPath(root: string, relative: string, options: { readonly expect?: ExpectedEntryType } = {}): Promise<string> {
+  const names = parseRelativePath(relative);
+  assertRoot(root);
+  if (process.platform !== 'linux') {
+    throw unavailable('not_linux', 'Contained opens need Linux (they rely on /proc/self/fd).');
+  }
+  const expect = options.expect ?? 'file';
+  const direct = lookupDirect(root, names, expect);
+  if (direct !== undefined) {
+    try {
+      return readlinkSync(PROC_FD + direct);
+    } catch {
+      // Fall through to the walk, which owns every error answer.
+    } finally {
+      closeFd(direct);
+    }
+  }
+  const handle = await openByWalk(root, names, { expect });
+  try {
+    return await readlink(PROC_FD + handle.fd);
+  } catch (error) {
+    throw fromSystemError(error, 'target');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * The fast path for reads: the handle when one O_PATH lookup provably met no symlink and found
  * the expected type inside the root; undefined to let the walk decide (it also owns every error
  * answer, so a failure here reveals nothing about what lies outside).

@@ -6,14 +6,14 @@
  */
 import { closeSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isConnectorError } from '../contracts/errors.js';
 import { expectNoLeak, makeSandbox } from './__fixtures__/sandbox.js';
 import type { Sandbox } from './__fixtures__/sandbox.js';
 import { CONTAINMENT_ERROR_CODES } from './errors.js';
-import { openContainedDescriptor, openContainedHandle } from './open.js';
+import { containedRealPath, openContainedDescriptor, openContainedHandle } from './open.js';
 
 const READS = 4000;
 const CREATES = 1000;
@@ -167,6 +167,32 @@ describe.each([
 
   it('spec: a file swapped for a symlink after a check never redirects the open — zero bytes from outside', async () => {
     await raceReads(leafSwap(), 'd/leaf.txt', READS / 2);
+  });
+});
+
+describe('containedRealPath under a symlink-swap race', () => {
+  it.each([
+    ['a directory on the way', directorySwap, 'd/secret.txt'],
+    ['the file itself', leafSwap, 'd/leaf.txt'],
+  ] as const)('spec: never answers a path outside the root while %s is swapped for a symlink to outside', async (_what, swap, relative) => {
+    const tally: Tally = { inside: 0, refused: new Map(), leaked: 0 };
+    await whileSwapping(swap(), () =>
+      inBatches(READS / 2, async () => {
+        let answer: string;
+        try {
+          answer = await containedRealPath(sandbox.root, relative);
+        } catch (error) {
+          record(tally, error);
+          return;
+        }
+        // Inside, though perhaps under the name the swapper parked the real entry at by then.
+        if (answer.startsWith(sandbox.root + sep)) tally.inside += 1;
+        else tally.leaked += 1;
+      }),
+    );
+    expect(tally.leaked).toBe(0);
+    expect(tally.inside).toBeGreaterThan(0);
+    expect(tally.refused.get('containment_violation') ?? 0).toBeGreaterThan(0);
   });
 });
 

@@ -549,7 +549,7 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
           marker: null,
           puts: [
             { row: row('garden.md'), content: indexed('The garden needs water. Water the tomatoes and water the roses every morning.') },
-            { row: row('kitchen.md'), content: indexed('Boil water for tea.') },
+            { row: row('kitchen.md', { size: 19, mtime: '2024-05-06T07:08:09Z', mime: 'text/markdown' }), content: indexed('Boil water for tea.') },
             { row: row('water-bill.txt'), content: indexed('Invoice for March.') },
           ],
           now: 1,
@@ -564,6 +564,9 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         const garden = hits[rank('garden.md')]!;
         expect(garden).toMatchObject({ host: { network: 'home', host: 'notes' }, snippet: 'The garden needs water. Water the tomatoes and water the roses every morning.' });
         expect(garden.highlights.map(([start, end]) => garden.snippet.slice(start, end))).toEqual(['water', 'Water', 'water']);
+        // Each hit carries its entry's stored fields, so the caller need not look it up again.
+        expect(hits[rank('kitchen.md')]!.entry).toEqual({ size: 19, mtime: '2024-05-06T07:08:09Z', etag: '"kitchen.md"', mime: 'text/markdown' });
+        expect(garden.entry).toEqual({ size: 10, mtime: '2024-01-01T00:00:00Z', etag: '"garden.md"', mime: null });
         // A path-only hit is shown in its path.
         const bill = hits[rank('water-bill.txt')]!;
         expect(bill.highlights.map(([start, end]) => bill.snippet.slice(start, end))).toEqual(['water']);
@@ -767,7 +770,7 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
 
       it('takes query text literally: operators and syntax are words, never errors', async () => {
         await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md'), content: indexed('near or and not') }], now: 1 });
-        for (const text of ['NEAR(a b)', 'path:a', 'x OR', '"unterminated', '^start', '(a', 'a AND NOT b', 'a*b', 'body : near', "it's", 'a & b | !c', "'quoted'", 'back\\slash', 'a:*', 'a <-> b']) {
+        for (const text of ['NEAR(a b)', 'path:a', 'x OR', '"unterminated', '^start', '(a', 'a AND NOT b', 'a*b', 'body : near', "it's", 'a & b | !c', "'quoted'", 'back\\slash', 'ab:*', 'a <-> b']) {
           await expect(store.catalog.search({ text })).resolves.toBeInstanceOf(Array);
         }
         expect(await found('near OR')).toEqual(['a.md']);
@@ -777,6 +780,27 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
         expect(await codeOf(store.catalog.search({ text: '""' }))).toBe('invalid_argument');
         expect(await codeOf(store.catalog.search({ text: 'x'.repeat(2000) }))).toBe('invalid_argument');
         expect(await codeOf(store.catalog.search({ text: Array.from({ length: 40 }, (_, i) => `t${i}`).join(' ') }))).toBe('invalid_argument');
+      });
+
+      it('refuses a prefix of one character, whose expansion is most words, and finds by two or more', async () => {
+        await store.catalog.commit({ hostId, marker: null, puts: [{ row: row('a.md'), content: indexed('network needs nearly new notes') }, { row: row('b.md'), content: indexed('Ñandú and niche') }], now: 1 });
+        const refusal = async (text: string): Promise<unknown> => {
+          try {
+            await store.catalog.search({ text });
+          } catch (error) {
+            return { code: (error as { code: string }).code, reason: (error as { details?: { reason?: string } }).details?.reason, message: (error as Error).message };
+          }
+          return 'resolved';
+        };
+        for (const [text, shown] of [['n*', '"n*"'], ['network n*', '"n*"'], ['Ñ*', '"Ñ*"'], ['ab-c*', '"c*"'], ['7*', '"7*"']] as const) {
+          expect(await refusal(text), text).toEqual({ code: 'invalid_argument', reason: 'prefix_too_short', message: expect.stringContaining(shown) });
+        }
+        expect(await found('ne*')).toEqual(['a.md']);
+        expect(await found('na*')).toEqual(['b.md']);
+        expect((await found('ni*')).sort()).toEqual(['b.md']);
+        // A lone `*` is not a prefix, and `x` alone is a word.
+        expect(await codeOf(store.catalog.search({ text: '*' }))).toBe('invalid_argument');
+        await expect(store.catalog.search({ text: 'n' })).resolves.toEqual([]);
       });
     });
 

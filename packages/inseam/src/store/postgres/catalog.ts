@@ -49,6 +49,7 @@ import type {
   RunCheckpoint,
   RunEnd,
   SearchHit,
+  SearchHitEntry,
   SearchQuery,
   SweepRequest,
   SyncState,
@@ -585,7 +586,7 @@ export class PostgresCatalogStore implements CatalogStore {
       const scopeParams: unknown[] = [];
       const scoped = query.scopes === undefined ? '' : `AND ${scopesSql(query.scopes, postgresDialect(scopeParams, 15))}`;
       const corpus = (await this.#db.one<{ docs: number; words: number }>('SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(words), 0)::float8 AS words FROM catalog_search_stats'))!;
-      const rows = await this.#db.query<{ id: number; network: string; host: string; path: string; score: number; excerpt: string; at_start: boolean; at_end: boolean }>(
+      const rows = await this.#db.query<{ id: number; network: string; host: string; path: string; score: number; excerpt: string; at_start: boolean; at_end: boolean } & SearchHitEntry>(
         // Each term's weight is counted once, over the whole index as FTS5 counts it, up to the
         // half of the documents past which its weight is nil anyway. The matches are
         // materialised, so the ranking sorts small rows rather than carrying each match's vector along.
@@ -610,7 +611,7 @@ export class PostgresCatalogStore implements CatalogStore {
          hits AS (
            SELECT entry_id, score FROM matched ORDER BY score, entry_id LIMIT $4 OFFSET $5
          )
-         SELECT e.id, n.slug AS network, h.slug AS host, e.path, hits.score, w.start = 1 AS at_start,
+         SELECT e.id, n.slug AS network, h.slug AS host, e.path, e.size, e.mtime, e.etag, e.mime, hits.score, w.start = 1 AS at_start,
                 CASE WHEN w.whole THEN t.body ELSE substr(t.body, w.start, $8) END AS excerpt,
                 w.whole OR w.start - 1 + $8 >= length(t.body) AS at_end
          FROM hits
@@ -642,7 +643,15 @@ export class PostgresCatalogStore implements CatalogStore {
       );
       return rows.map((row) => {
         const { text, highlights } = hitSnippet(searchablePath(row.path), { text: row.excerpt, atStart: row.at_start, atEnd: row.at_end }, terms);
-        return { entryId: row.id, host: { network: row.network, host: row.host }, path: row.path, score: row.score, snippet: text, highlights };
+        return {
+          entryId: row.id,
+          host: { network: row.network, host: row.host },
+          path: row.path,
+          score: row.score,
+          snippet: text,
+          highlights,
+          entry: { size: row.size, mtime: row.mtime, etag: row.etag, mime: row.mime },
+        };
       });
     });
   }

@@ -36,7 +36,7 @@ describe('opening and migrations', () => {
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
     expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 3, catalog: 1, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 2, package: 1, 'host-memo': 1 });
+    expect(Object.fromEntries(schemaVersions(store.database))).toEqual({ network: 3, catalog: 2, trial: 1, 'detached-run': 1, token: 2, 'webhook-key': 1, vector: 1, session: 1, 'sync-history': 2, package: 1, 'host-memo': 1 });
     // Every connection loads sqlite-vec: the vector index's triggers reach vec0 tables.
     expect(store.database.prepare('SELECT vec_version() AS v').get()).toEqual({ v: expect.stringMatching(/^v0\./) });
     await store.close();
@@ -88,11 +88,48 @@ describe('opening and migrations', () => {
     await store.close();
   });
 
+  it('rebuilds a catalog indexed before prefix indexes with them, keeping every text, its entry id and the trigger that removes it', async () => {
+    const path = tempDb();
+    const before = new Database(path);
+    migrate(before, STORE_SCHEMA.map((component) => ({ ...component, migrations: component.migrations.slice(0, component.component === 'catalog' ? 1 : undefined) })));
+    before.prepare("INSERT INTO networks (slug, label, created_at, updated_at) VALUES ('home', 'home', 1, 1)").run();
+    before.prepare("INSERT INTO hosts (network_id, slug, kind, label, description, config, created_at, updated_at) VALUES (1, 'files', 'fs', 'files', '', '{}', 1, 1)").run();
+    const entry = before.prepare("INSERT INTO catalog_entries (id, host_id, path, decision, dimensions, content_state, updated_at) VALUES (?, 1, ?, 'index', '{}', 'indexed', 1)");
+    const text = before.prepare('INSERT INTO catalog_content (rowid, path, body) VALUES (?, ?, ?)');
+    const documents = [
+      [7, 'notes/quarterly.md', 'The quarterly budget review is on Friday.'],
+      [12, 'notes/network.md', 'Network latency spiked during the backup.'],
+      [40, 'café.txt', 'Une façade naïve.'],
+    ] as const;
+    for (const [id, entryPath, body] of documents) {
+      entry.run(id, entryPath);
+      text.run(id, entryPath, body);
+    }
+    before.close();
+
+    const store = SqliteStore.open({ path });
+    expect(schemaVersions(store.database).get('catalog')).toBe(2);
+    const definition = store.database.prepare("SELECT sql FROM sqlite_schema WHERE name = 'catalog_content'").get() as { sql: string };
+    expect(definition.sql).toContain("prefix = '2 3'");
+    expect(store.database.prepare('SELECT rowid, path, body FROM catalog_content ORDER BY rowid').all()).toEqual(documents.map(([rowid, entryPath, body]) => ({ rowid, path: entryPath, body })));
+    const found = async (text: string) => (await store.catalog.search({ text })).map((hit) => hit.path);
+    expect(await found('qu*')).toEqual(['notes/quarterly.md']);
+    expect(await found('net*')).toEqual(['notes/network.md']);
+    expect(await found('faca*')).toEqual(['café.txt']);
+    expect(await found('"budget review"')).toEqual(['notes/quarterly.md']);
+    store.database.prepare("INSERT INTO catalog_content (catalog_content, rank) VALUES ('integrity-check', 1)").run();
+    // The trigger came back with the table: an entry's text goes with it.
+    store.database.prepare('DELETE FROM catalog_entries WHERE id = 12').run();
+    expect(await found('net*')).toEqual([]);
+    expect(store.database.prepare('SELECT rowid FROM catalog_content ORDER BY rowid').all()).toEqual([{ rowid: 7 }, { rowid: 40 }]);
+    await store.close();
+  });
+
   it('refuses a database whose schema is newer than this code', () => {
     const path = tempDb();
     SqliteStore.open({ path }).database.close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations (component, version, applied_at) VALUES ('catalog', 2, 0)").run();
+    db.prepare("INSERT INTO schema_migrations (component, version, applied_at) VALUES ('catalog', 3, 0)").run();
     db.close();
     let error: unknown;
     try {
@@ -101,7 +138,7 @@ describe('opening and migrations', () => {
       error = caught;
     }
     expect(hasErrorCode(error, 'invalid_config')).toBe(true);
-    expect((error as Error).message).toContain('"catalog" schema is at version 2');
+    expect((error as Error).message).toContain('"catalog" schema is at version 3');
     expect((error as Error).message).not.toContain(path);
   });
 
@@ -138,7 +175,7 @@ describe('opening and migrations', () => {
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['credential_records', 'schema_migrations', 'catalog_entries', 'hosts']));
     // One migration table: each part of the platform is a component in it.
     expect(schemaVersions(store.database).get('credentials')).toBe(1);
-    expect(schemaVersions(store.database).get('catalog')).toBe(1);
+    expect(schemaVersions(store.database).get('catalog')).toBe(2);
     otherCredentials.close();
     await otherStore.close();
     await store.close();
