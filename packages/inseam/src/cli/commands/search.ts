@@ -41,7 +41,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
   program
     .command('search')
     .description('Search the content of crawled hosts.')
-    .argument('<query...>', 'keyword: words, "quoted phrases" and prefix* terms, all must match; semantic and hybrid: any question')
+    .argument('<query...>', 'keyword: words, "quoted phrases" and prefix* terms (two letters or more), all must match; semantic and hybrid: any question')
     .option('--mode <mode>', 'keyword, semantic (by meaning) or hybrid (both, fused)', 'hybrid')
     .option('--network <slug>', 'search one network (default: every network)')
     .option('--host <slug>', 'only this host of the network (--network, else INSEAM_NETWORK or the only one); repeatable', collect, [])

@@ -331,7 +331,7 @@ export const fsRoutes: readonly RouteSpec[] = [
     operationId: 'search',
     action: 'fs.search',
     summary: 'Search the synced content of the caller\'s network, by words or by meaning',
-    description: 'mode=hybrid (default): words and meaning, fused by reciprocal rank. mode=keyword: words, "quoted phrases" and prefix* terms, all of which must match. mode=semantic: passages nearest in meaning (the network\'s embedder). Filters and permissions apply before ranking; never a hit the caller may not read.',
+    description: 'mode=hybrid (default): words and meaning, fused by reciprocal rank. mode=keyword: words, "quoted phrases" and prefix* terms (two letters or more before the *), all of which must match. mode=semantic: passages nearest in meaning (the network\'s embedder). Filters and permissions apply before ranking; never a hit the caller may not read.',
     tag: TAG,
     querystring: {
       type: 'object',

@@ -352,7 +352,7 @@ const deleteTool: HostedTool = {
 };
 
 const searchInput = z.object({
-  query: z.string().min(1).max(1000).describe('Words, "quoted phrases" and prefix* terms, all of which must match.'),
+  query: z.string().min(1).max(1000).describe('Words, "quoted phrases" and prefix* terms (two letters or more before the *), all of which must match.'),
   hosts: z.array(z.string().min(1).max(128)).max(100).optional().describe('Only these host slugs.'),
   where: z
     .array(z.string().min(1).max(1000))
