@@ -792,7 +792,7 @@ export function runStoreConformance(name: string, open: () => Promise<Conformanc
           }
           return 'resolved';
         };
-        for (const [text, shown] of [['n*', '"n*"'], ['network n*', '"n*"'], ['Ñ*', '"Ñ*"'], ['ab-c*', '"c*"'], ['7*', '"7*"']] as const) {
+        for (const [text, shown] of [['n*', '"n*"'], ['network n*', '"n*"'], ['Ñ*', '"Ñ*"'], ['ab-c*', '"c*"'], ['7*', '"7*"'], ['e\u0301*', '"e\u0301*"']] as const) {
           expect(await refusal(text), text).toEqual({ code: 'invalid_argument', reason: 'prefix_too_short', message: expect.stringContaining(shown) });
         }
         expect(await found('ne*')).toEqual(['a.md']);

@@ -61,7 +61,8 @@ export function searchTerms(text: string): SearchTerm[] {
 function refuseShortPrefix(bare: string): void {
   // The prefix applies to the last word the tokenizer finds in the term (`a-b*` is `a` then `b*`).
   const last = bare.match(WORDS)?.at(-1);
-  if (last === undefined || [...last].length >= MIN_PREFIX_CHARACTERS) return;
+  // Combining marks are not characters of their own to the tokenizer (`é` as e + U+0301 is `e`).
+  if (last === undefined || [...last.replace(/\p{M}/gu, '')].length >= MIN_PREFIX_CHARACTERS) return;
   throw new InvalidArgumentError(`"${last}*" is too short to search by: a prefix needs at least ${MIN_PREFIX_CHARACTERS} letters or digits before the *.`, {
     details: { reason: 'prefix_too_short', minimum: MIN_PREFIX_CHARACTERS },
   });
