@@ -2,12 +2,10 @@
  * openContainedDescriptor: the same checks as openContainedHandle, answering a plain descriptor.
  * The race test in race.test.ts runs against both; this file covers the rest of the contract.
  */
-import { execFileSync } from 'node:child_process';
 import { closeSync, fstatSync, readFileSync, readdirSync, readlinkSync, writeSync } from 'node:fs';
-import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ATTACKS, caught, expectContainedError, makeSandbox, plantTree } from './__fixtures__/sandbox.js';
+import { ATTACKS, caught, expectContainedError, makeSandbox, plantSpecialFiles, plantTree } from './__fixtures__/sandbox.js';
 import type { Sandbox } from './__fixtures__/sandbox.js';
 import { openContainedDescriptor } from './open.js';
 import type { ExpectedEntryType } from './open.js';
@@ -17,10 +15,7 @@ let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await makeSandbox();
   await plantTree(sandbox);
-  await mkdir(join(sandbox.root, 'special'));
-  execFileSync('mkfifo', [join(sandbox.root, 'special', 'fifo')]);
-  await symlink('/dev/null', join(sandbox.root, 'special', 'to-dev-null'));
-  await symlink(sandbox.root, join(sandbox.base, 'root-link'));
+  await plantSpecialFiles(sandbox);
 });
 
 afterAll(async () => {

@@ -110,11 +110,7 @@ const MAX_SYMLINK_HOPS = 40;
  * - `unavailable` — not Linux, `/proc` missing, out of descriptors, or an I/O failure.
  */
 export async function openContainedHandle(root: string, relative: string, options: OpenContainedOptions = {}): Promise<FileHandle> {
-  const names = parseRelativePath(relative);
-  assertRoot(root);
-  if (process.platform !== 'linux') {
-    throw unavailable('not_linux', 'Contained opens need Linux (they rely on /proc/self/fd).');
-  }
+  const names = containedNames(root, relative);
   if (options.access !== 'create') {
     const expect = options.expect ?? 'file';
     const direct = await openDirect(root, names, expect);
@@ -131,31 +127,9 @@ export async function openContainedHandle(root: string, relative: string, option
  * guarantees as `openContainedHandle`; when the fast path cannot prove itself, the walk answers
  * and its handle's inode is reopened as a plain descriptor through `/proc/self/fd`.
  */
-export async function openContainedDescriptor(root: string, relative: string, options: { readonly expect?: ExpectedEntryType } = {}): Promise<number> {
-  const names = parseRelativePath(relative);
-  assertRoot(root);
-  if (process.platform !== 'linux') {
-    throw unavailable('not_linux', 'Contained opens need Linux (they rely on /proc/self/fd).');
-  }
+export function openContainedDescriptor(root: string, relative: string, options: { readonly expect?: ExpectedEntryType } = {}): Promise<number> {
   const expect = options.expect ?? 'file';
-  const direct = lookupDirect(root, names, expect);
-  if (direct !== undefined) {
-    try {
-      return openSync(PROC_FD + direct, reopenFlags(expect));
-    } catch {
-      // Fall through to the walk, which owns every error answer.
-    } finally {
-      closeFd(direct);
-    }
-  }
-  const handle = await openByWalk(root, names, { expect });
-  try {
-    return openSync(PROC_FD + handle.fd, reopenFlags(expect));
-  } catch (error) {
-    throw fromSystemError(error, 'target');
-  } finally {
-    await handle.close();
-  }
+  return fromProvenInode(root, relative, expect, (fd) => openSync(PROC_FD + fd, reopenFlags(expect)));
 }
 
 /**
@@ -165,17 +139,30 @@ export async function openContainedDescriptor(root: string, relative: string, op
  * against three (open, readlink, close) through a handle. Like any path, the answer can go stale
  * if the tree changes after it is given; to read or write race-free use a handle.
  */
-export async function containedRealPath(root: string, relative: string, options: { readonly expect?: ExpectedEntryType } = {}): Promise<string> {
+export function containedRealPath(root: string, relative: string, options: { readonly expect?: ExpectedEntryType } = {}): Promise<string> {
+  return fromProvenInode(root, relative, options.expect ?? 'file', (fd) => readlinkSync(PROC_FD + fd));
+}
+
+/** The checked names of `relative`; throws `invalid_path` for a bad path or root, `unavailable` off Linux. */
+function containedNames(root: string, relative: string): string[] {
   const names = parseRelativePath(relative);
   assertRoot(root);
   if (process.platform !== 'linux') {
     throw unavailable('not_linux', 'Contained opens need Linux (they rely on /proc/self/fd).');
   }
-  const expect = options.expect ?? 'file';
+  return names;
+}
+
+/**
+ * `take` of a descriptor proven to be the target: the fast lookup's O_PATH one when it proves
+ * itself, else the walk's handle (which owns every error answer). Either descriptor is closed after.
+ */
+async function fromProvenInode<T>(root: string, relative: string, expect: ExpectedEntryType, take: (fd: number) => T): Promise<T> {
+  const names = containedNames(root, relative);
   const direct = lookupDirect(root, names, expect);
   if (direct !== undefined) {
     try {
-      return readlinkSync(PROC_FD + direct);
+      return take(direct);
     } catch {
       // Fall through to the walk, which owns every error answer.
     } finally {
@@ -184,7 +171,7 @@ export async function containedRealPath(root: string, relative: string, options:
   }
   const handle = await openByWalk(root, names, { expect });
   try {
-    return await readlink(PROC_FD + handle.fd);
+    return take(handle.fd);
   } catch (error) {
     throw fromSystemError(error, 'target');
   } finally {

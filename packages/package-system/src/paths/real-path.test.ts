@@ -2,12 +2,10 @@
  * containedRealPath: the checks of openContainedHandle, answering the proven real path. The race
  * test in race.test.ts runs it under the symlink swap; this file covers the rest of the contract.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ATTACKS, caught, expectContainedError, makeSandbox, plantTree } from './__fixtures__/sandbox.js';
+import { ATTACKS, caught, expectContainedError, makeSandbox, plantSpecialFiles, plantTree } from './__fixtures__/sandbox.js';
 import type { Sandbox } from './__fixtures__/sandbox.js';
 import { containedRealPath } from './open.js';
 
@@ -16,10 +14,7 @@ let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await makeSandbox();
   await plantTree(sandbox);
-  await mkdir(join(sandbox.root, 'special'));
-  execFileSync('mkfifo', [join(sandbox.root, 'special', 'fifo')]);
-  await symlink('/dev/null', join(sandbox.root, 'special', 'to-dev-null'));
-  await symlink(sandbox.root, join(sandbox.base, 'root-link'));
+  await plantSpecialFiles(sandbox);
 });
 
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 /**
  * Test scaffolding for the containment primitives: a throw-away tree with a source root, a
  * sibling whose name shares the root's prefix, and an outside directory holding a unique marker,
@@ -162,3 +163,11 @@ export const ATTACKS: readonly Attack[] = [
     code: 'containment_violation',
   },
 ];
+
+/** `special/fifo`, `special/to-dev-null` (a link to a device) and `base/root-link` (a link to the root). */
+export async function plantSpecialFiles(sandbox: Sandbox): Promise<void> {
+  await mkdir(join(sandbox.root, 'special'));
+  execFileSync('mkfifo', [join(sandbox.root, 'special', 'fifo')]);
+  await symlink('/dev/null', join(sandbox.root, 'special', 'to-dev-null'));
+  await symlink(sandbox.root, join(sandbox.base, 'root-link'));
+}
