@@ -308,6 +308,7 @@ export const searchPage: JsonSchema = object(
         matched: array(str),
         passage: nullable(object({ start: int, end: int, text: str }, ['start', 'end', 'text'])),
         osPath: nullable(str),
+        osPathOn: { type: 'string', enum: ['local', 'runtime'] },
         osPathError: object({ code: str, message: str }, ['code', 'message']),
       }),
     ),

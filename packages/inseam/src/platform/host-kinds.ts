@@ -208,6 +208,14 @@ export class HostKinds {
   }
 
   /**
+   * Whether the kind's availability hangs on a runtime (its manifest's `runtimeGated`): such a
+   * kind's OS paths are that runtime's own coordinates, not paths on this machine.
+   */
+  runtimeGated(kind: string): boolean {
+    return this.#o.loader.sourceKinds.get(kind)?.runtimeGated === true;
+  }
+
+  /**
    * Validates a config against the kind's configSchema (defaults filled). Throws
    * `kind_not_registered`, and `invalid_config` naming every bad field.
    */

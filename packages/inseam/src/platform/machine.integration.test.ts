@@ -7,6 +7,7 @@
  * run's status says the machine is away — and both recover when sshd returns.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MACHINE_CREDENTIALS, MACHINE_PACKAGE_ID } from '@inseam/connector-machine';
 import { startSshd, type SshdFixture } from '../../../../connectors/machine/src/__fixtures__/sshd.mjs';
@@ -67,6 +68,42 @@ describe('a machine host', () => {
     expect(run).toMatchObject({ state: 'completed', counters: expect.objectContaining({ entries: 401 }) });
     expect(await statusOf()).toMatchObject({ state: 'online' });
     expect((await fs.hosts(ann)).find((host) => host.slug === 'box')).toMatchObject({ runtimeGated: true, category: 'machine' });
+  });
+
+  it("gives a search hit the machine's own path, marked as the machine's, never one translated to this host", async () => {
+    const told = await fs.exec(ann, { command: 'realpath readme.md', cwd: 'box://' });
+    const [hit] = (await fs.search(ann, 'wombats', { mode: 'keyword' })).hits;
+    expect(hit).toMatchObject({ address: 'inseam://home/box/readme.md', osPath: told.stdout.trim(), osPathOn: 'runtime' });
+    expect(hit?.osPath).not.toContain(dataDir);
+    // A folder host on this machine, for contrast: its paths are local ones.
+    const folder = await tempDir('platform-machine-local');
+    try {
+      await writeFile(`${folder}/note.md`, 'a local note about wombats');
+      await platform.networks.addHost({ network: 'home', slug: 'here', kind: 'fs', config: { root: folder } });
+      await (await platform.sync({ network: 'home', host: 'here' })).result;
+      const local = (await fs.search(ann, 'wombats', { mode: 'keyword' })).hits.find((found) => found.host === 'here');
+      expect(local).toMatchObject({ osPath: `${folder}/note.md`, osPathOn: 'local' });
+    } finally {
+      await platform.networks.removeHost({ network: 'home', host: 'here' });
+      await removeDir(folder);
+    }
+  });
+
+  it("over loopback is this machine, so inseam's data directory stays concealed through it", async () => {
+    await platform.networks.addHost({
+      network: 'home',
+      slug: 'wide',
+      kind: 'machine',
+      config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, root: dirname(dataDir), hostKey: sshd.fingerprint, stateDir: `${sshd.base}/runs` },
+    });
+    try {
+      const name = basename(dataDir);
+      expect((await fs.list(ann, 'wide://')).entries.map((entry) => entry.name)).not.toContain(name);
+      await expect(fs.list(ann, `wide://${name}`)).rejects.toMatchObject({ code: 'permission_denied' });
+      await expect(fs.read(ann, `wide://${name}/admin.token`)).rejects.toMatchObject({ code: 'permission_denied' });
+    } finally {
+      await platform.networks.removeHost({ network: 'home', host: 'wide' });
+    }
   });
 
   it('runs commands only under the entry check: the session needs exec.machine', async () => {

@@ -31,7 +31,7 @@ import { toComparable } from '../scope/values.js';
 import type { EntryCondition, EntryField, HostRecord, HostRef, HostSearchScope, ReadablePaths, SearchHit, SearchHitEntry, Store, ValueType } from '../store/index.js';
 import { parseWhere, typeWhere } from './where.js';
 import { MAX_RANKED_DEPTH, SEARCH_MODES, fuse, semanticRanking, type IndexCoverage, type SearchMode, type SemanticCandidate } from './semantic.js';
-import { resolveOsPath } from './os-path.js';
+import { resolveOsPath, type OsPathOn } from './os-path.js';
 
 export const MAX_SEARCH_LIMIT = 100;
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -90,6 +90,8 @@ export interface SearchResult {
    * then `osPathError` says why (`os_uri_unresolvable` for kinds without OS paths).
    */
   readonly osPath: string | null;
+  /** With an `osPath`: on which machine that path is (see OsPathOn). */
+  readonly osPathOn?: OsPathOn;
   readonly osPathError?: { readonly code: string; readonly message: string };
 }
 

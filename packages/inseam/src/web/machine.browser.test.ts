@@ -124,6 +124,14 @@ describe('a machine whose sshd stops', () => {
     await go(page, '#/browse/box/readme.md');
     const entry = page.locator('article.entry:not(.folder)');
     await eventually(async () => Object.fromEntries(await entry.locator('.props dt').evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])))['Source']).toBe('live');
+
+    // A hit's OS path is the machine's own, and the page says whose it is.
+    await page.getByLabel('Search mode').selectOption('keyword');
+    await page.getByLabel('Search files').fill('wombats');
+    await page.getByLabel('Search files').press('Enter');
+    const hit = page.getByRole('region', { name: 'Search results' }).locator('.hit').first();
+    await eventually(() => hit.locator('.os-path code').textContent()).toBe(`${sshd.root}/readme.md`);
+    expect(await hit.locator('.os-path').textContent()).toBe(`OS path on box's own machine ${sshd.root}/readme.md`);
     expectClean(watched);
   }, BROWSER_TEST_MS * 2);
 });

@@ -730,7 +730,7 @@ export function browseView(ctx, params) {
                   hit.passage && hit.highlights.length > 0 ? h('blockquote', { class: 'passage', text: hit.passage.text }) : null,
                   h('p', { class: 'muted small' }, [hit.size === null || hit.size === undefined ? null : bytes(hit.size), hit.mtime ? ago(hit.mtime) : null, hit.mime, (hit.matched ?? []).includes('semantic') ? 'by meaning' : null].filter(Boolean).join(' · ')),
                   hit.osPath
-                    ? h('p', { class: 'muted small os-path' }, 'OS path ', h('code', { class: 'mono', text: hit.osPath }))
+                    ? h('p', { class: 'muted small os-path' }, hit.osPathOn === 'runtime' ? `OS path on ${hit.host}'s own machine ` : 'OS path ', h('code', { class: 'mono', text: hit.osPath }))
                     : hit.osPathError && hit.osPathError.code !== 'not_requested'
                       ? h('p', { class: 'muted small os-path' }, `No OS path (${hit.osPathError.code})`)
                       : null,

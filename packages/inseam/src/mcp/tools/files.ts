@@ -64,6 +64,11 @@ function listStructure(page: FsListPage): Record<string, unknown> {
   return { address: page.address, entries, ...(page.cursor === undefined ? {} : { cursor: page.cursor }), source: page.source };
 }
 
+/** A runtime's path says whose it is, so an agent never takes a remote machine's path for one here. */
+function osPathLabel(hit: { readonly host: string; readonly osPathOn?: 'local' | 'runtime' }): string {
+  return hit.osPathOn === 'runtime' ? `os path on ${hit.host}'s own machine (not this one)` : 'os path';
+}
+
 function hostLine(host: FsHost): string {
   const state = host.status.state === 'offline' ? ' (offline)' : '';
   const rights = (['read', 'write', 'exec'] as const).filter((right) => host.rights[right]).join('/') || 'none';
@@ -390,7 +395,7 @@ const searchTool = (whereDimensions: WhereDimensionsOf): HostedTool => ({
       ...(args.mode === undefined ? {} : { mode: args.mode }),
     });
     const lines = page.hits.map((hit) => {
-      const where = hit.osPath !== null ? `\n  os path: ${hit.osPath}` : hit.osPathError !== undefined && hit.osPathError.code !== 'not_requested' ? `\n  os path: none (${hit.osPathError.code})` : '';
+      const where = hit.osPath !== null ? `\n  ${osPathLabel(hit)}: ${hit.osPath}` : hit.osPathError !== undefined && hit.osPathError.code !== 'not_requested' ? `\n  os path: none (${hit.osPathError.code})` : '';
       return `${hit.address}\n  ${(hit.passage?.text ?? hit.snippet).replace(/\s+/g, ' ').slice(0, 400)}${where}`;
     });
     for (const coverage of page.index ?? []) {
