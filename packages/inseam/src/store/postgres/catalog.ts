@@ -57,22 +57,20 @@ import type {
 import { attempt, isUniqueViolation, type Db } from './database.js';
 import { scopesSql } from '../search-scope.js';
 import { postgresDialect } from './search-dialect.js';
-import { hitSnippet, pathVector, searchVector, termWords, tsqueryLiteral, type TermWords } from './search-text.js';
+import { SEARCH_SCOPE_FIRST_PARAM, joinedFirstSql, rankedFirstSql } from './search-sql.js';
+import { EXCERPT_CHARS, EXCERPT_LEAD, RANK_WEIGHTS, WHOLE_BODY_BYTES, anchorOf, hitSnippet, pathVector, searchVector, termWords, tsqueryLiteral } from './search-text.js';
 import { type EntryRowDb, type RunRowDb, toState, toEntry, toRun } from '../rows.js';
 
 const ENTRY_COLUMNS = `id, host_id, path, size, mtime, etag, mime, native_hash, native_id, decision, dimensions, extra, envelope,
   content_state, content_key, content_bytes, seen_run, updated_at`;
 const RUN_SELECT = `SELECT r.*, n.slug AS network, h.slug AS host FROM crawl_runs r JOIN hosts h ON h.id = r.host_id JOIN networks n ON n.id = h.network_id`;
 const UNFINISHED = `('running', 'paused', 'failed')`;
-/** Bodies up to this many bytes are read whole for a snippet; larger ones only around a hit. */
-const WHOLE_BODY_BYTES = 64 * 1024;
-/** The excerpt of a larger body: this many characters, starting this many before the first hit found. */
-const EXCERPT_CHARS = 4096;
-const EXCERPT_LEAD = 1024;
-// Weights of ts_rank_cd, {D, C, B, A}: a word of the text counts half as much as a word of the path.
-const RANK_WEIGHTS = '{0.5, 0, 0, 1}';
 /** work_mem of a transaction that indexes text (see #writeContent). */
 const GIN_MERGE_MEMORY = '32MB';
+/** How many of the best matches a search ranks before joining them to their entries: at least this, or twice the page's end. */
+const MIN_RANKED_DEPTH = 64;
+
+type SearchRow = { id: number; network: string; host: string; path: string; score: number; excerpt: string; at_start: boolean; at_end: boolean } & SearchHitEntry;
 /** Where a moved entry's path waits while several entries trade paths in one batch. */
 const PARKED = '\u0001inseam-moving\u0001';
 
@@ -582,65 +580,30 @@ export class PostgresCatalogStore implements CatalogStore {
       if (query.scopes !== undefined && query.scopes.length === 0) return [];
       const match = tsqueryLiteral(terms);
       if (match === null) return [];
-      // The scopes filter the matches before the ranking cuts the page (search-scope.ts).
+      // The scopes filter the matches before the page is cut (search-scope.ts).
       const scopeParams: unknown[] = [];
-      const scoped = query.scopes === undefined ? '' : `AND ${scopesSql(query.scopes, postgresDialect(scopeParams, 15))}`;
-      const corpus = (await this.#db.one<{ docs: number; words: number }>('SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(words), 0)::float8 AS words FROM catalog_search_stats'))!;
-      const rows = await this.#db.query<{ id: number; network: string; host: string; path: string; score: number; excerpt: string; at_start: boolean; at_end: boolean } & SearchHitEntry>(
-        // Each term's weight is counted once, over the whole index as FTS5 counts it, up to the
-        // half of the documents past which its weight is nil anyway. The matches are
-        // materialised, so the ranking sorts small rows rather than carrying each match's vector along.
-        `WITH terms AS MATERIALIZED (
-           SELECT t.term, greatest(ln(($11::float8 - c.hits + 0.5) / (c.hits + 0.5)), 1e-6) AS idf
-           FROM unnest($10::tsquery[]) AS t(term)
-           CROSS JOIN LATERAL (SELECT count(*) AS hits FROM (SELECT FROM catalog_search WHERE search @@ t.term LIMIT $12) m) c
-         ),
-         matched AS MATERIALIZED (
-           SELECT s.entry_id,
-                  -(SELECT sum(t.idf * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * s.words / $13::float8)))
-                    FROM terms t CROSS JOIN LATERAL (SELECT 2 * ts_rank_cd($9::real[], s.search, t.term, 0) AS tf) f) AS score
-           FROM catalog_search s
-           JOIN catalog_entries e ON e.id = s.entry_id
-           JOIN hosts h ON h.id = e.host_id
-           JOIN networks n ON n.id = h.network_id
-           WHERE s.search @@ $1::tsquery
-             AND ($2::bigint[] IS NULL OR e.host_id = ANY($2::bigint[]))
-             AND ($3::text IS NULL OR n.slug = $3)
-             ${scoped}
-         ),
-         hits AS (
-           SELECT entry_id, score FROM matched ORDER BY score, entry_id LIMIT $4 OFFSET $5
-         )
-         SELECT e.id, n.slug AS network, h.slug AS host, e.path, e.size, e.mtime, e.etag, e.mime, hits.score, w.start = 1 AS at_start,
-                CASE WHEN w.whole THEN t.body ELSE substr(t.body, w.start, $8) END AS excerpt,
-                w.whole OR w.start - 1 + $8 >= length(t.body) AS at_end
-         FROM hits
-         JOIN catalog_entries e ON e.id = hits.entry_id
-         JOIN hosts h ON h.id = e.host_id
-         JOIN networks n ON n.id = h.network_id
-         JOIN catalog_text t ON t.entry_id = hits.entry_id
-         CROSS JOIN LATERAL (SELECT octet_length(t.body) <= $6 AS whole) s
-         CROSS JOIN LATERAL (SELECT s.whole, CASE WHEN s.whole THEN 1 ELSE greatest(1, strpos(lower(t.body), $7) - $14) END AS start) w
-         ORDER BY hits.score, hits.entry_id`,
-        [
-          match,
-          query.hostIds === undefined ? null : [...query.hostIds],
-          query.network ?? null,
-          limit,
-          offset,
-          WHOLE_BODY_BYTES,
-          anchorOf(terms),
-          EXCERPT_CHARS,
-          RANK_WEIGHTS,
-          terms.map((term) => tsqueryLiteral([term])),
-          corpus.docs,
-          // One term's weight multiplies every score alike, so it is not counted (see the module comment).
-          terms.length === 1 ? 0 : Math.floor(corpus.docs / 2) + 1,
-          corpus.docs === 0 ? 1 : Math.max(corpus.words / corpus.docs, 1),
-          EXCERPT_LEAD,
-          ...scopeParams,
-        ],
-      );
+      const scoped = query.scopes === undefined ? '' : `AND ${scopesSql(query.scopes, postgresDialect(scopeParams, SEARCH_SCOPE_FIRST_PARAM))}`;
+      const params = [
+        match,
+        query.hostIds === undefined ? null : [...query.hostIds],
+        query.network ?? null,
+        limit,
+        offset,
+        WHOLE_BODY_BYTES,
+        anchorOf(terms),
+        EXCERPT_CHARS,
+        RANK_WEIGHTS,
+        terms.map((term) => tsqueryLiteral([term])),
+        // One term's weight multiplies every score alike, so it is not counted (see the module comment).
+        terms.length === 1,
+        EXCERPT_LEAD,
+        ...scopeParams,
+      ];
+      const depth = Math.max(MIN_RANKED_DEPTH, 2 * (offset + limit));
+      const first = await this.#db.query<SearchRow & { ranked: number }>(rankedFirstSql(scoped, params.length + 1), [...params, depth]);
+      const page = first.filter((row) => row.id !== null);
+      const complete = page.length === limit || (first[0]?.ranked ?? 0) < depth;
+      const rows = complete ? page : await this.#db.query<SearchRow>(joinedFirstSql(scoped), params);
       return rows.map((row) => {
         const { text, highlights } = hitSnippet(searchablePath(row.path), { text: row.excerpt, atStart: row.at_start, atEnd: row.at_end }, terms);
         return {
@@ -655,11 +618,6 @@ export class PostgresCatalogStore implements CatalogStore {
       });
     });
   }
-}
-
-/** The word a large body's excerpt is cut around: the first term's first word, lower-cased as `lower()` finds it. */
-function anchorOf(terms: readonly TermWords[]): string {
-  return terms[0]?.words[0] ?? '';
 }
 
 /** Locks the host's row for this transaction (see the module comment); undefined when the host is gone. */

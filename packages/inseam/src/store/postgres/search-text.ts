@@ -273,6 +273,20 @@ function hitsIn(tokens: readonly Token[], terms: readonly TermWords[]): Hit[] {
   return hits;
 }
 
+
+/** Bodies up to this many bytes are read whole for a snippet; larger ones only around a hit. */
+export const WHOLE_BODY_BYTES = 64 * 1024;
+/** The excerpt of a larger body: this many characters, starting this many before the first hit found. */
+export const EXCERPT_CHARS = 4096;
+export const EXCERPT_LEAD = 1024;
+/** Weights of ts_rank_cd, {D, C, B, A}: a word of the text counts half as much as a word of the path. */
+export const RANK_WEIGHTS = '{0.5, 0, 0, 1}';
+
+/** The word a large body's excerpt is cut around: the first term's first word, lower-cased as `lower()` finds it. */
+export function anchorOf(terms: readonly TermWords[]): string {
+  return terms[0]?.words[0] ?? '';
+}
+
 /** A text to cut a snippet from; `atStart`/`atEnd` say whether it is the whole text's start and end. */
 export interface SnippetSource {
   readonly text: string;

@@ -395,7 +395,7 @@ describe('catalog writes and ranking statistics', () => {
     let search: { text: string; values: unknown[] } | undefined;
     try {
       expect(await store.catalog.search({ text: 'rare scarce', limit: 3 })).toHaveLength(3);
-      const call = query.mock.calls.find(([text]) => String(text).includes('WITH terms AS MATERIALIZED'));
+      const call = query.mock.calls.find(([text]) => String(text).includes('terms AS MATERIALIZED'));
       search = { text: String(call![0]), values: call![1] as unknown[] };
     } finally {
       query.mockRestore();
